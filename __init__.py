@@ -27,6 +27,7 @@ from .optimizer import regularizer  # noqa: E402,F401
 from .nn.param_attr import ParamAttr, create_parameter  # noqa: E402,F401
 from .save_load import save, load  # noqa: E402,F401
 from .dygraph import autograd  # noqa: E402,F401
+from . import jit, inference  # noqa: E402,F401
 
 import sys as _sys  # noqa: E402
 _sys.modules[__name__ + ".autograd"] = autograd

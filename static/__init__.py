@@ -28,6 +28,7 @@ def cuda_places(device_ids=None):
 # The executor imports this package's modules; importing it last keeps the
 # import one-way at load time while ``paddle.static.Executor`` stays public.
 from ..executor import Executor, global_scope, scope_guard, Scope  # noqa: E402
+from . import nn  # noqa: E402,F401
 
 __all__ = ["Program", "Block", "Operator", "Variable", "Parameter", "default_main_program",
            "default_startup_program", "program_guard", "name_scope", "data", "InputSpec",

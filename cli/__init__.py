@@ -1,0 +1,1 @@
+"""The ``sampan`` command-line tool (inspect, run, bench saved models)."""
