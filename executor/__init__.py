@@ -11,6 +11,8 @@ from .scope import Scope, ScopeVar, LoDTensor, global_scope, scope_guard
 from .executor import Executor, ExecutionConfig, Interpreter
 from .plan import register_op_runner
 from .runner import ExecutionError
+from . import control_flow  # noqa: F401  (runners of sub-block and array ops)
+from . import control_flow_grad  # noqa: F401  (conditional_block_grad, while_grad)
 
 __all__ = ["Executor", "ExecutionConfig", "Interpreter", "Scope", "ScopeVar", "LoDTensor",
            "global_scope", "scope_guard", "register_op_runner", "ExecutionError"]
