@@ -1,6 +1,9 @@
 """Static-graph rows: W1 (1000-op elementwise chain) built as a Program with the
 public functions in static mode and run by the Executor (plan once, run many),
-against the numpy floor of the same chain."""
+against the numpy floor of the same chain; W2 and W3 (one MLP training step:
+forward, ``append_backward``, ``sgd`` ops, all in one program built by
+``SGD.minimize``), against the floor's hand-written step from the same initial
+weights."""
 import numpy as np
 
 import floor_numpy as fl
@@ -32,6 +35,53 @@ def w1_static_forward(paddle):
     return run, {"vs_floor": float(np.max(np.abs(got - fl.w1_forward(xn, bn, sn))))}
 
 
+def _static_mlp(paddle, cfg):
+    """(main, startup, loss, linear layers) of the MLP training program."""
+    static = paddle.static
+    main, startup = static.Program(), static.Program()
+    paddle.enable_static()
+    try:
+        with static.program_guard(main, startup):
+            x = static.data("x", [cfg["batch"], cfg["din"]], "float32")
+            y = static.data("y", [cfg["batch"], cfg["dout"]], "float32")
+            h, d, linears = x, cfg["din"], []
+            for i in range(cfg["depth"]):
+                o = cfg["dout"] if i == cfg["depth"] - 1 else cfg["width"]
+                linears.append(paddle.nn.Linear(d, o))
+                h = linears[-1](h)
+                if i < cfg["depth"] - 1:
+                    h = paddle.nn.functional.relu(h)
+                d = o
+            loss = paddle.nn.functional.mse_loss(h, y)
+            paddle.optimizer.SGD(learning_rate=fl.LR).minimize(loss)
+    finally:
+        paddle.disable_static()
+    return main, startup, loss, linears
+
+
+def mlp_static_step(cfg):
+    def make(paddle):
+        xn, yn = fl.mlp_data(cfg["batch"], cfg["din"], cfg["dout"])
+        main, startup, loss, linears = _static_mlp(paddle, cfg)
+        scope = paddle.static.Scope()
+        exe = paddle.static.Executor()
+        exe.run(startup, scope=scope)
+        floor = fl.MLPFloor(cfg["din"], cfg["width"], cfg["depth"], cfg["dout"], lr=fl.LR)
+        for l, w, b in zip(linears, floor.W, floor.b):     # the floor's initial weights
+            scope.find_var(l.weight.name).set(w.copy())
+            scope.find_var(l.bias.name).set(b.copy())
+        feed = {"x": xn, "y": yn}
+
+        def step():
+            return exe.run(main, feed=feed, fetch_list=[loss], scope=scope)[0]
+
+        diffs = [abs(float(step()) - float(floor.train_step(xn, yn))) for _ in range(2)]
+        return step, {"loss_vs_floor": max(diffs)}
+    return make
+
+
 ROWS = [
     Row("W1 static exe fwd", "w1", "floor_fwd", 1.5, w1_static_forward),
+    Row("W2 static exe step", "w2", "floor_step", 1.15, mlp_static_step(fl.W2)),
+    Row("W3 static exe step", "w3", "floor_step", 2.0, mlp_static_step(fl.W3)),
 ]

@@ -20,6 +20,7 @@ from ..kernels.transform import backend_of, to_backend
 from ..static.framework import Program
 from ..static.program_guard import default_main_program
 from . import deps as D, liveness as L
+from .memory import tune_allocator
 from .plan import Plan
 from .runner import CompiledSerial, LoopSerial, Threaded
 from .scope import global_scope, LoDTensor
@@ -192,6 +193,7 @@ class Executor:
     def __init__(self, place=None, config=None):
         self.place = place if place is not None else CPUPlace()
         self.backend = backend_of_place(self.place) or CPU
+        tune_allocator()            # reuse freed buffers across runs (memory.py)
         self.config = config or ExecutionConfig()
         self._cache = OrderedDict()
 
@@ -205,6 +207,9 @@ class Executor:
         interp = self.prepare(program, feed, fetch_list, scope, use_program_cache)
         if program._bound:
             interp.bind(program._bound)
+        sched = getattr(program, "lr_scheduler", None)
+        if sched is not None:
+            _set_lr(program, sched, scope)
         return interp.run(feed, return_numpy)
 
     def prepare(self, program=None, feed=None, fetch_list=None, scope=None,
@@ -247,6 +252,17 @@ class Executor:
             if close is not None:
                 close()
         self._cache.clear()
+
+
+def _set_lr(program, sched, scope):
+    """A program optimized with an LRScheduler (static minimize sets
+    ``program.lr_scheduler``): its learning-rate variable gets the scheduler's
+    current value before every run, as Paddle's Executor does."""
+    var = program.global_block().vars.get(sched._var_name)
+    if var is None:
+        return
+    sv = scope.find_var(var.name) or scope.var(var.name)
+    sv.set(np.full(var.shape, sched(), dtype=var.np_dtype))
 
 
 def _program(program):

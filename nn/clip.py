@@ -5,7 +5,19 @@ returns new pairs; parameters with ``need_clip=False`` pass through untouched
 (and, for the global norm, do not count towards it).  The arithmetic is ops
 (``clip``, ``clip_by_norm``, ``squared_l2_norm``, ``sum``, ``sqrt``, ...) so a
 static program can carry the same clipping.
+
+Given static Variables (the static optimizer pass calls ``_static_clip``) the
+ops are the ones Paddle's static clip appends: under name scope
+``gradient_clip``, op_role = Optimize, op_role_var = [param, grad] for the
+ops of one gradient (the clipped one, for per-gradient clips; the last
+pair's for the global-norm ops); the global-norm clip sums each dtype's
+squared norms with one ``sum`` (a second ``sum`` only across dtypes) and
+scales each gradient in place (``elementwise_mul`` writing the gradient).
+``auto_skip_clip`` has no static form (it needs the norm's value while
+building), as in Paddle.
 """
+import contextlib
+
 from ..ops import bind, get_op
 from ..ops.dtypes import NP_TO_ENUM, to_np_dtype
 
@@ -43,11 +55,44 @@ def _clipped(p):
     return getattr(p, "need_clip", True) is not False
 
 
+def _is_static(params_grads):
+    return any(getattr(g, "is_static_variable", False) for _, g in params_grads)
+
+
+@contextlib.contextmanager
+def _static_pass():
+    """(optimized_guard, append_inplace) inside name scope ``gradient_clip``,
+    op_role = Optimize."""
+    from ..optimizer.static_minimize import optimized_guard, append_inplace
+    from ..static import name_scope, op_role_guard
+    from ..static.attrs import OP_ROLE_OPTIMIZE
+    with name_scope("gradient_clip"), op_role_guard(OP_ROLE_OPTIMIZE):
+        yield optimized_guard, append_inplace
+
+
 class GradientClipBase:
     """Base: ``clip(params_grads) -> params_grads``."""
 
     def __call__(self, params_grads):
+        if _is_static(params_grads):
+            return self._static_clip(params_grads)
         return self._dygraph_clip(params_grads)
+
+    def _static_clip(self, params_grads):
+        """Per-gradient clips in a static program: ``_clip_one`` appends the op."""
+        out = []
+        with _static_pass() as (optimized_guard, _):
+            for p, g in params_grads:
+                if g is None:
+                    continue
+                if not _clipped(p):
+                    out.append((p, g))
+                    continue
+                with optimized_guard(p, g) as names:
+                    new = self._clip_one(g)
+                    names[1] = new.name         # Paddle's _correct_clip_op_role_var
+                out.append((p, new))
+        return out
 
     def _dygraph_clip(self, params_grads):
         """Per-gradient clips: ``_clip_one`` on every gradient whose parameter
@@ -129,6 +174,48 @@ class ClipGradByGlobalNorm(GradientClipBase):
             parts.append(s if name == sum_dtype else _cast(s, to_np_dtype(sum_dtype)))
         total = parts[0] if len(parts) == 1 else _run("sum", (parts,))
         return _run("sqrt", (total,))
+
+    def _static_clip(self, params_grads):
+        """Paddle's static global-norm clip: squared_l2_norm per gradient, ``sum``
+        per dtype and over dtypes, sqrt, fill_constant(clip_norm), scale =
+        clip_norm / max(clip_norm, norm), gradients scaled in place."""
+        with _static_pass() as (optimized_guard, append_inplace):
+            by_dtype, last = {}, None
+            for p, g in params_grads:
+                if g is None or not _clipped(p):
+                    continue
+                with optimized_guard(p, g):
+                    sq = _squared_l2_norm(g)
+                by_dtype.setdefault(_np_dtype(sq).name, []).append(sq)
+                last = (p, g)
+            if not by_dtype:
+                return params_grads
+            with optimized_guard(*last):
+                sum_dtype = "float64" if "float64" in by_dtype else "float32"
+                parts = []
+                for name in ("float16", "float32", "float64"):
+                    if name in by_dtype:
+                        s = _run("sum", (by_dtype[name],))
+                        parts.append(s if name == sum_dtype
+                                     else _cast(s, to_np_dtype(sum_dtype)))
+                total = parts[0] if len(parts) == 1 else _run("sum", (parts,))
+                norm = _run("sqrt", (total,))
+                dt = _np_dtype(norm)
+                max_norm = _run("fill_constant", (None, None, None),
+                                {"shape": [1], "dtype": NP_TO_ENUM[dt], "value": self.clip_norm})
+                scale = _run("elementwise_div",
+                             (max_norm, _run("elementwise_max", (max_norm, norm))))
+            out = []
+            for p, g in params_grads:
+                if g is None:
+                    continue
+                if _clipped(p):
+                    with optimized_guard(p, g):
+                        gd = _np_dtype(g)
+                        s = scale if gd == dt else _cast(scale, gd)
+                        append_inplace("elementwise_mul", {"X": [g], "Y": [s]}, {"Out": [g]})
+                out.append((p, g))
+        return out
 
     def _dygraph_clip(self, params_grads):
         grads = [g for p, g in params_grads if g is not None and _clipped(p)]

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..dygraph import Tensor
 from ..ops import get_op
-from .optimizer import Optimizer
+from .optimizer import Optimizer, _dtype_of
 
 _ADAM = get_op("adam")
 _FP16 = np.dtype("float16")
@@ -55,7 +55,7 @@ class Adam(Optimizer):
         for p in params:
             # with multi_precision the moments belong to the float32 master (Paddle)
             target = self._create_master_weight(p) if self._use_master(p) else p
-            dt = target._data.dtype
+            dt = _dtype_of(target)
             dt = _FP32 if dt == _FP16 else dt
             self._add_accumulator(self._moment1_acc_str, target, dtype=dt)
             self._add_accumulator(self._moment2_acc_str, target, dtype=dt)

@@ -13,6 +13,11 @@ loaded before the first step is held and consumed as accumulators are created.
 
 Hot path (``step``): the learning-rate tensor is cached and rebuilt only when
 the rate changes; parameters without clip or regularization cost one op call.
+
+Static mode (a static ``loss`` to ``minimize``/``backward``, static pairs to
+``apply_gradients``): ``static_minimize`` drives the same methods with
+``_static_target`` set, so state is created as persistable variables filled
+in the startup program and the update ops are appended, not run.
 """
 import numbers
 import re
@@ -37,6 +42,7 @@ class Optimizer:
     type = None
     _group_sets_regularizer = True      # AdamW keeps decay out of the gradient
     _multi_precision = False
+    _static_target = None               # set while building a static pass (static_minimize)
 
     def __init__(self, learning_rate, parameters=None, weight_decay=None, grad_clip=None,
                  name=None):
@@ -67,7 +73,7 @@ class Optimizer:
             self._param_groups = self._parameter_list
         params = self._all_params()
         if params:
-            dt = params[0]._data.dtype
+            dt = _dtype_of(params[0])
             self._dtype = _FP32 if dt == _FP16 or dt.kind != "f" else dt
 
     def _hyper_defaults(self):
@@ -155,6 +161,8 @@ class Optimizer:
             return ratio
         if ratio == 1.0:
             return lr
+        if self._static_target is not None:
+            return self._static_target.scaled_lr(lr, ratio)
         t = self._scaled_lr.get(ratio)
         if t is None:
             dt = lr._data.dtype.type
@@ -233,10 +241,14 @@ class Optimizer:
         if grad is None or reg is None:
             return grad
         term = reg(param, grad)
+        if self._static_target is not None:
+            return self._static_target.add_to_grad(grad, term)
         return bind(_op("elementwise_add"), (grad, term))[0]
 
     # ------------------------------------------------------------- state
     def _new_state(self, name, shape, dtype, fill_value):
+        if self._static_target is not None:     # a persistable var + its startup fill
+            return self._static_target.global_var(name, shape, dtype, fill_value)
         t = Tensor(np.full(shape, fill_value, dtype=dtype), name=name)
         t.persistable = True
         return t
@@ -247,7 +259,7 @@ class Optimizer:
             return accs[param.name]
         var = unique_name.generate(f"{param.name}_{name}")
         t = self._new_state(var, param.shape if shape is None else shape,
-                            param._data.dtype if dtype is None else dtype, fill_value)
+                            _dtype_of(param) if dtype is None else dtype, fill_value)
         held = self._take_held(var)
         if held is not None:
             _load_into(t, held, var)
@@ -274,7 +286,7 @@ class Optimizer:
         return t
 
     def _use_master(self, param):
-        return self._multi_precision and param._data.dtype == _FP16
+        return self._multi_precision and _dtype_of(param) == _FP16
 
     def _take_held(self, var):
         """Loaded state for accumulator ``var``: by exact name, else by the name
@@ -343,7 +355,12 @@ class Optimizer:
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
         """Eager, as Paddle: apply the gradients already computed by
         ``loss.backward()`` (minimize does not run backward itself).
+        A static ``loss``: append backward and update ops (static_minimize).
         Returns ``(optimize_ops, params_grads)``."""
+        if _is_static(loss):
+            from . import static_minimize
+            return static_minimize.minimize(self, loss, startup_program, parameters,
+                                            no_grad_set)
         params = parameters if parameters is not None else self._all_params()
         skip = set()
         for v in no_grad_set or ():
@@ -355,11 +372,18 @@ class Optimizer:
 
     def backward(self, loss, startup_program=None, parameters=None, no_grad_set=None,
                  callbacks=None):
+        if _is_static(loss):
+            from . import static_minimize
+            return static_minimize.backward(self, loss, startup_program, parameters,
+                                            no_grad_set, callbacks)
         params = parameters if parameters is not None else self._all_params()
         return _with_grads(params)
 
     @no_grad()
     def apply_gradients(self, params_grads):
+        if params_grads and _is_static(params_grads[0][0]):
+            from . import static_minimize
+            return static_minimize.apply_gradients(self, params_grads)
         self._apply_optimize(sorted(params_grads, key=lambda x: x[0].name),
                              self._default_dict)
         return []
@@ -378,6 +402,16 @@ def _op(name):
     if o is None:
         o = _OPS[name] = get_op(name)
     return o
+
+
+def _is_static(x):
+    return getattr(x, "is_static_variable", False)
+
+
+def _dtype_of(p):
+    """numpy dtype of an eager tensor or a static Variable."""
+    d = getattr(p, "_data", None)
+    return d.dtype if d is not None else p.np_dtype
 
 
 def _with_grads(params):
@@ -406,7 +440,7 @@ def _check_lr(lr, cls):
 
 
 def _check_param(p, cls, where):
-    if not isinstance(p, Tensor):
+    if not isinstance(p, Tensor) and not _is_static(p):
         raise TypeError(f"{cls}: `parameters` must hold Tensors (Parameters) or parameter-group "
                         f"dicts, but {where} is a {type(p).__name__}")
 
@@ -414,7 +448,7 @@ def _check_param(p, cls, where):
 def _check_parameters(parameters, cls):
     if parameters is None:
         return None
-    if isinstance(parameters, Tensor):
+    if isinstance(parameters, Tensor) or _is_static(parameters):
         raise TypeError(f"{cls}: `parameters` argument given to the optimizer should be an "
                         f"iterable of paddle Tensors, but got argument type is "
                         f"`{type(parameters).__name__}`.")
