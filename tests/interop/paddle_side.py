@@ -1,0 +1,130 @@
+"""The real-Paddle side of the interop tier.
+
+This script runs INSIDE the side virtual environment (paddlepaddle==2.6.2,
+numpy<2), never in sampan's process: the harness (tests/interop/harness.py)
+calls it once per batch of jobs as
+
+    <venv python> paddle_side.py JOBS.json RESULTS_DIR
+
+JOBS.json is a list of jobs, each a dict with an ``id`` and a ``kind``:
+
+* ``run_model``: ``prefix`` (path prefix of ``.pdmodel``/``.pdiparams``),
+  ``inputs`` (an .npz whose keys are the feed names in feed order),
+  ``modes`` (any of ``"inference"`` -- paddle.inference Config/Predictor, CPU,
+  one thread -- and ``"jit_load"`` -- paddle.jit.load, eval, no_grad).  Each
+  mode writes ``RESULTS_DIR/<id>.<mode>.npz`` with the outputs in fetch order
+  under keys ``out0, out1, ...``; the result has, per mode, ``ok`` (and
+  ``error``/``traceback``, or the input/output names).
+* ``seed_program``: builds the Linear + MSELoss + Adam.minimize program of the
+  static-graph seed in static mode and reports the op types of the main and
+  startup programs.
+
+RESULTS_DIR/results.json maps each job id to ``{"ok": bool, "error": str,
+...}``; one failing job never stops the batch.  Imports only paddle, numpy
+and the standard library.
+"""
+import json
+import os
+import sys
+import time
+import traceback
+
+import numpy as np
+
+
+def _as_list(out):
+    return list(out) if isinstance(out, (list, tuple)) else [out]
+
+
+def _run_inference(paddle, prefix, feeds):
+    cfg = paddle.inference.Config(prefix + ".pdmodel", prefix + ".pdiparams")
+    cfg.disable_gpu()
+    cfg.set_cpu_math_library_num_threads(1)
+    cfg.disable_glog_info()
+    pred = paddle.inference.create_predictor(cfg)
+    in_names = list(pred.get_input_names())
+    missing = [n for n in in_names if n not in feeds]
+    if missing:
+        raise KeyError("model inputs %s not in the inputs file (has %s)" % (missing, list(feeds)))
+    for name in in_names:
+        handle = pred.get_input_handle(name)
+        handle.reshape(list(feeds[name].shape))
+        handle.copy_from_cpu(np.ascontiguousarray(feeds[name]))
+    pred.run()
+    out_names = list(pred.get_output_names())
+    outs = [pred.get_output_handle(n).copy_to_cpu() for n in out_names]
+    return {"input_names": in_names, "output_names": out_names}, outs
+
+
+def _run_jit_load(paddle, prefix, feeds):
+    loaded = paddle.jit.load(prefix)
+    loaded.eval()
+    with paddle.no_grad():
+        outs = loaded(*[paddle.to_tensor(v) for v in feeds.values()])
+    return {}, [np.asarray(o.numpy()) for o in _as_list(outs)]
+
+
+MODES = {"inference": _run_inference, "jit_load": _run_jit_load}
+
+
+def run_model(paddle, job, results_dir):
+    with np.load(job["inputs"]) as data:
+        feeds = {k: data[k] for k in data.files}   # dicts keep the feed order
+    report = {}
+    for mode in job["modes"]:   # each mode reports on its own
+        t0 = time.perf_counter()
+        try:
+            info, outs = MODES[mode](paddle, job["prefix"], feeds)
+            np.savez(os.path.join(results_dir, "%s.%s.npz" % (job["id"], mode)),
+                     **{"out%d" % i: o for i, o in enumerate(outs)})
+            info["ok"] = True
+        except Exception as exc:
+            info = {"ok": False, "error": "%s: %s" % (type(exc).__name__, exc),
+                    "traceback": traceback.format_exc()}
+        info["seconds"] = time.perf_counter() - t0
+        report[mode] = info
+    return report
+
+
+def seed_program(paddle, job, results_dir):
+    """The first example of the static-graph seed, built only (not run)."""
+    paddle.enable_static()
+    try:
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            x = paddle.static.data(shape=[16, 16], name="x")
+            label = paddle.static.data(shape=[16, 1], name="label")
+            out = paddle.nn.Linear(in_features=16, out_features=1)(x)
+            loss = paddle.nn.MSELoss()(out, label)
+            paddle.optimizer.Adam().minimize(loss)
+        return {name: [op.type for op in prog.global_block().ops]
+                for name, prog in (("main", main), ("startup", startup))}
+    finally:
+        paddle.disable_static()
+
+
+KINDS = {"run_model": run_model, "seed_program": seed_program}
+
+
+def main(argv):
+    jobs_file, results_dir = argv[1], argv[2]
+    with open(jobs_file) as fh:
+        jobs = json.load(fh)
+    t0 = time.perf_counter()
+    import paddle   # the side venv's real Paddle
+    results = {"_meta": {"paddle": paddle.__version__, "numpy": np.__version__,
+                         "import_seconds": time.perf_counter() - t0}}
+    for job in jobs:
+        try:
+            res = KINDS[job["kind"]](paddle, job, results_dir)
+            results[job["id"]] = {"ok": True, "result": res}
+        except BaseException as exc:   # report it for this job; the batch goes on
+            results[job["id"]] = {"ok": False, "error": "%s: %s" % (type(exc).__name__, exc),
+                                  "traceback": traceback.format_exc()}
+    with open(os.path.join(results_dir, "results.json"), "w") as fh:
+        json.dump(results, fh, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
