@@ -6,7 +6,8 @@ and ``select_output`` (its output count is the op's).
 Each runner factory is called once, when the enclosing block is planned
 (``plan.register_op_runner``).  A sub-block is planned then too, once
 (``SubBlock``: its own ``Plan``, dependencies, liveness and compiled serial
-runner), and each run of the op runs that cached plan on values taken from the
+runner; the runner names it in ``fn.sub_blocks``, for ``Interpreter.explain``),
+and each run of the op runs that cached plan on values taken from the
 enclosing plan's table: what the sub-block reads from outside comes in as the
 instruction's inputs, what it writes outside goes out as its outputs.
 
@@ -33,11 +34,14 @@ import itertools
 import numpy as np
 
 from ..ops import OpError
+from ..static.variable import VarType
 from ..kernels.cpu import control_flow as K
 from . import deps as D, liveness as L
 from .plan import Plan, register_op_runner
 from .runner import CompiledSerial
 from .scope import Scope
+
+_ARRAY = VarType.LOD_TENSOR_ARRAY
 
 __all__ = ["SubBlock", "known_before", "outer_names"]
 
@@ -150,7 +154,7 @@ class SubBlock:
         if keep:
             fetch += [n for n in written if n in block.vars and n not in self.out_names]
         self.plan = plan = Plan(block, (), fetch, backend)
-        live = L.build(plan, D.build(plan.instrs))
+        self.live = live = L.build(plan, D.build(plan.instrs))
         self.fn = CompiledSerial(plan, live)
         self.in_names = [plan.names[i] for i in plan.loaded]
         self.fetch_names = fetch
@@ -220,6 +224,7 @@ def conditional_block_runner(ins, plan):
             return [env.get(n) for n in out_names], []
         outs, scope = sub.run(env)
         return list(outs), ([scope] if scope is not None else [])
+    run.sub_blocks = (sub,)
     return run
 
 
@@ -258,6 +263,7 @@ def while_runner(ins, plan):
             if scope is not None:
                 steps.append(scope)
         return [env.get(n) for n in out_names], steps
+    run.sub_blocks = (sub,)
     return run
 
 
@@ -268,7 +274,7 @@ def _array_reader(slot_pos):
     def factory(ins, plan):
         fn, ins.key = plan._kernel(ins)
         s = ins.ins[slot_pos]
-        if s is not None and not known_before(plan, s):
+        if s is not None and plan.vars[s].type == _ARRAY and not known_before(plan, s):
             ins.ins = ins.ins[:slot_pos] + (None,) + ins.ins[slot_pos + 1:]
             plan._flatten(ins)
         return fn
@@ -310,5 +316,7 @@ register_op_runner("write_to_array", write_to_array_runner)
 register_op_runner("read_from_array", _array_reader(0))
 register_op_runner("lod_array_length", _array_reader(0))
 register_op_runner("tensor_array_to_tensor", _array_reader(0))
+register_op_runner("tensor_array_to_tensor_grad", _array_reader(0))
+register_op_runner("fill_zeros_like", _array_reader(0))
 register_op_runner("print", print_runner)
 register_op_runner("select_output", select_output_runner)

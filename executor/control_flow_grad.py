@@ -10,16 +10,19 @@ values that run saw on entry and the sub-block's own variables.  The seeds
 (gradients of the op's outputs) are fed by name.
 
 - ``conditional_block_grad``: one run of the grad block in the branch's scope;
-  a branch that did not run gives zero gradients.
+  a branch that did not run passes the gradient of a variable it would have
+  updated (in Input and Out) through, and gives zeros for the others.
 - ``while_grad``: the iterations in reverse; the gradient of each loop
   variable at the start of an iteration is the seed of the iteration before;
   the gradients of the other inputs are summed over the iterations.  With no
-  iteration a loop variable's gradient passes through unchanged.  A tensor
-  array loop variable is updated in place by ``write_to_array`` (the op has no
-  input slot for the old array), so its gradient passes through every
-  iteration, plus what the iteration's reads of it contribute.
+  iteration a loop variable's gradient passes through unchanged.
 
-An input whose gradient the grad block does not compute gets zeros.
+A tensor array is updated in place (``write_to_array`` has no input slot for
+the old array), so the grad block's gradient of an array holds what passes
+through the writes (static backward re-seeds it at each in-place write) plus
+what the reads contribute; where the grad block computes none for an array
+(no read on the path), its gradient passes through unchanged.  Any other
+input whose gradient the grad block does not compute gets zeros.
 """
 import numpy as np
 
@@ -54,6 +57,10 @@ def _zeros(v):
     return np.zeros_like(v)
 
 
+def _is_array(v):
+    return v is None or type(v) is list
+
+
 def _add(a, b):
     if a is None:
         return b
@@ -84,21 +91,25 @@ def _run(sub, env):
 
 def conditional_block_grad_runner(ins, plan):
     op, pos, sub, seed_vars, grad_vars = _grad_block(ins, plan)
-    in_names = op.input("Input")
+    in_names, out_names = op.input("Input"), op.input("Out")
 
     def run(args, attrs, need):
         xs = args[pos["Input"]]
         scopes = args[pos["Scope"]][0] if args[pos["Scope"]] else None
-        if not scopes:                       # the branch did not run
-            return ([_zeros(x) for x in xs],)
+        seeds = dict(zip(out_names, args[pos["Out@GRAD"]]))
+        if not scopes:                       # the branch did not run: identity
+            return ([seeds[n] if n in seeds else _zeros(x) for n, x in zip(in_names, xs)],)
         env = _Env(scopes[0], dict(zip(seed_vars, args[pos["Out@GRAD"]])),
                    dict(zip(in_names, xs)))
         got = _run(sub, env)
         out = []
-        for x, g in zip(xs, grad_vars):
+        for n, x, g in zip(in_names, xs, grad_vars):
             v = got.get(g) if g else None
-            out.append(v if v is not None else _zeros(x))
+            if v is None:                    # an array's gradient passes through
+                v = seeds[n] if n in seeds and _is_array(x) else _zeros(x)
+            out.append(v)
         return (out,)
+    run.sub_blocks = (sub,)
     return run
 
 
@@ -120,10 +131,9 @@ def while_grad_runner(ins, plan):
             new = {}
             for o in out_names:
                 g = got.get(grad_of[o]) if o in grad_of else None
-                if isinstance(carry[o], list):   # an array is updated, not replaced
-                    new[o] = _add(list(carry[o]), g)
-                else:
-                    new[o] = g if g is not None else _zeros(carry[o])
+                if g is None:                    # an array's gradient passes through
+                    g = carry[o] if _is_array(carry[o]) else _zeros(carry[o])
+                new[o] = g
             for x in invariant:
                 acc[x] = _add(acc.get(x), got.get(grad_of[x]))
             carry = new
@@ -132,6 +142,7 @@ def while_grad_runner(ins, plan):
             g = carry.get(x) if x in carry else acc.get(x)
             out.append(g if g is not None else _zeros(v))
         return (out,)
+    run.sub_blocks = (sub,)
     return run
 
 

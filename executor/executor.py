@@ -102,11 +102,16 @@ class Interpreter:
         outs = self.runner(inputs)
         nf = len(plan.fetch_idx)
         for sv, a in zip(self._persist_out, outs[nf:]):
-            sv.set(a)
+            sv.set(np.asarray(a) if isinstance(a, np.generic) else a)   # see _fetched
         return [self._fetched(a, copy, return_numpy)
                 for a, copy in zip(outs[:nf], self._fetch_persist)]
 
     def _fetched(self, a, copy, return_numpy):
+        # kernels (ufuncs on 0-d arrays, the runner's fast forms) may leave a
+        # numpy scalar; the user gets a 0-d array, as from Paddle
+        if type(a) is not np.ndarray and isinstance(a, np.generic):
+            a = np.asarray(a)
+            copy = False
         if a is not None and backend_of(a) != CPU:
             a = to_backend(a, CPU)
         elif copy and a is not None:
@@ -144,15 +149,12 @@ class Interpreter:
 
     # ------------------------------------------------------------- explain
     def explain(self):
+        """The plan as text: instructions (a control-flow op's sub-block plans
+        nested under it), reduced dependency edges, frees."""
         plan, names = self.plan, self.plan.names
-        fast = getattr(self.runner, "use_fast", None) or [False] * len(plan.instrs)
 
         def nm(i):
             return names[i]
-
-        def slot(s):
-            return "-" if s is None else nm(s) if type(s) is int else \
-                "[" + ", ".join(nm(k) for k in s) + "]"
 
         lines = [f"plan of block {plan.block.idx}: {len(plan.instrs)} instructions, "
                  f"{len(names)} variables, runner {type(self.runner).__name__}",
@@ -161,21 +163,54 @@ class Interpreter:
                  f"  persistables read: {', '.join(map(nm, plan.persist_read)) or '-'}",
                  f"  persistables written: {', '.join(map(nm, plan.persist_written)) or '-'}",
                  "instructions:"]
-        for ins in plan.instrs:
-            slots = [s.name for s in ins.opdef.inputs] if ins.opdef else list(ins.op._inputs)
-            args = ", ".join(f"{n}={slot(s)}" for n, s in zip(slots, ins.ins) if s is not None)
-            outs = ", ".join(slot(s) for s in ins.outs if s is not None)
-            key = f"  [{ins.key}{', fast' if fast[ins.idx] else ''}]" if ins.key else ""
-            lines.append(f"  #{ins.idx} {outs} = {ins.op.type}({args}){key}")
+        lines += _instr_lines(plan, getattr(self.runner, "use_fast", None), "  ")
         lines.append("edges (reduced):")
         edges = [f"#{i} -> {', '.join(f'#{s}' for s in out)}"
                  for i, out in enumerate(self.deps.succ) if out]
         lines += ["  " + e for e in edges] or ["  -"]
         lines.append("frees (serial order):")
-        frees = [f"after #{i}: {', '.join(map(nm, f))}"
-                 for i, f in enumerate(self.live.serial_frees) if f]
-        lines += ["  " + f for f in frees] or ["  -"]
+        lines += ["  " + f for f in _free_lines(plan, self.live)] or ["  -"]
         return "\n".join(lines)
+
+
+def _instr_lines(plan, use_fast, pad):
+    """One line per instruction; under a control-flow op, its sub-block plans
+    (cached by its runner: ``fn.sub_blocks``, executor/control_flow.py)."""
+    names = plan.names
+    fast = use_fast or [False] * len(plan.instrs)
+
+    def slot(s):
+        return "-" if s is None else names[s] if type(s) is int else \
+            "[" + ", ".join(names[k] for k in s) + "]"
+
+    lines = []
+    for ins in plan.instrs:
+        slots = [s.name for s in ins.opdef.inputs] if ins.opdef else list(ins.op._inputs)
+        args = ", ".join(f"{n}={slot(s)}" for n, s in zip(slots, ins.ins) if s is not None)
+        outs = ", ".join(slot(s) for s in ins.outs if s is not None)
+        key = f"  [{ins.key}{', fast' if fast[ins.idx] else ''}]" if ins.key else ""
+        lines.append(f"{pad}#{ins.idx} {outs} = {ins.op.type}({args}){key}")
+        for sub in getattr(ins.fn, "sub_blocks", ()):
+            lines += _sub_lines(sub, pad + "    ")
+    return lines
+
+
+def _sub_lines(sub, pad):
+    plan = sub.plan
+    keep = ", keeps its scopes" if sub.keep else ""
+    lines = [f"{pad}block {plan.block.idx}: {len(plan.instrs)} instructions{keep}",
+             f"{pad}  reads: {', '.join(sub.in_names) or '-'}",
+             f"{pad}  returns: {', '.join(sub.out_names) or '-'}"]
+    lines += _instr_lines(plan, getattr(sub.fn, "use_fast", None), pad + "  ")
+    frees = _free_lines(plan, sub.live)
+    if frees:
+        lines.append(f"{pad}  frees: {'; '.join(frees)}")
+    return lines
+
+
+def _free_lines(plan, live):
+    return [f"after #{i}: {', '.join(plan.names[v] for v in f)}"
+            for i, f in enumerate(live.serial_frees) if f]
 
 
 def _check_feed(name, want, shape, a):

@@ -12,7 +12,7 @@ One pass (``_Pass``, static/backward_pass.py) over one block:
    ``<var>@GRAD``; several: they are named ``<var>@GRAD@RENAME@block<b>@<k>``
    and a ``sum`` op adds them into ``<var>@GRAD``); a missing gradient of a
    multi-output op's output is a ``fill_any_like`` zero (Paddle's
-   fill_zeros_like); grad outputs for inputs that need none are left empty;
+   fill_zeros_like; ``fill_zeros_like`` itself for a tensor array); grad outputs for inputs that need none are left empty;
 3. the collected ops are appended with ``op_role = 1`` (Backward), their
    output variables created with the forward variable's shape and dtype.  A
    name already in the block (a second backward on one program) is replaced by

@@ -13,13 +13,18 @@ fresh ``unique_name`` (``x@GRAD_0``), as Paddle's ``_rename_grad_`` does.
 A forward variable written by several ops (a while body's loop variables, an
 in-place write) has one gradient per version: finalizing at the writer
 consumes the contributions of the later readers, and the earlier readers'
-contributions form the gradient of the earlier version.
+contributions form the gradient of the earlier version.  A tensor array
+written in place (by an op that does not read it: ``write_to_array``, a
+branch writing an outer array) is the exception: only some elements change,
+so its gradient after the write is seeded again as a contribution to the
+gradient before it (the write's own grad only reads it, Paddle's rule).
 """
 from ..ops import OpError
 from ..ops.grad_rules import grad_steps
 from ..utils import unique_name
 from . import attrs as A
 from .backward_path import find_path
+from .variable import VarType
 
 GRAD = "@GRAD"
 BUILDERS = {}          # op type -> grad builder (static/backward.py docstring)
@@ -92,9 +97,13 @@ class _Pass:
         return _Ref(self._fresh(f"{name}{GRAD}@UNUSED"), self._var(name))
 
     def zeros(self, name):
-        ref = _Ref(self._fresh(name + GRAD), self._var(name))
-        self.append_op("fill_any_like", {"X": [name]}, {"Out": [ref]},
-                       {"value": 0.0, "dtype": -1})
+        var = self._var(name)
+        ref = _Ref(self._fresh(name + GRAD), var)
+        if var.type == VarType.LOD_TENSOR_ARRAY:       # zeros of each element
+            self.append_op("fill_zeros_like", {"X": [name]}, {"Out": [ref]})
+        else:
+            self.append_op("fill_any_like", {"X": [name]}, {"Out": [ref]},
+                           {"value": 0.0, "dtype": -1})
         return ref
 
     def append_op(self, type, inputs, outputs, attrs=None):
@@ -136,6 +145,8 @@ class _Pass:
         for op in reversed(ops):
             if id(op) not in on_path:
                 for n in op.output_arg_names:
+                    if self._in_place_array(op, n):
+                        continue                # its gradient passes this write
                     if not self.trust and sources is not None and n in sources:
                         self.finalize(n)        # a requested intermediate: its gradient
                     else:                       # overwritten by a value needing no grad
@@ -150,7 +161,20 @@ class _Pass:
                 builder(self, op, out_grads)
             else:
                 self._emit_records(op, out_grads)
+            for slot, names in op._outputs.items():
+                for n, g in zip(names, out_grads[slot]):
+                    if g is not None and self._in_place_array(op, n):
+                        self.seed(n, g)         # the earlier version's gradient too
         return path
+
+    def _in_place_array(self, op, name):
+        """``op`` writes some elements of tensor array ``name`` without reading
+        it (write_to_array, a branch writing an outer array): the gradient of the
+        array after the op is also the gradient of the array before it (the
+        op's grad only reads it), as in Paddle."""
+        v = self._lookup(name)
+        return v is not None and v.type == VarType.LOD_TENSOR_ARRAY and \
+            name not in op.input_arg_names
 
     def _emit_records(self, op, out_grads):
         fwd = op.opdef

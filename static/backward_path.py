@@ -18,6 +18,10 @@ flipped after the ops reading it were built) is not stopped, i.e. the user set
 the flag.  This keeps ``gradients`` with respect to an intermediate of a
 data-only computation, and data marked ``stop_gradient=False`` late, working.
 
+A tensor array written in place (``write_to_array``, a branch writing an
+outer array) keeps carrying its gradient through a write of a value that
+carries none: the other elements still do.
+
 An op without a gradient rule on the path is an error, unless it is one of
 the ops whose gradient is zero by nature (creation, random, shape ops) or its
 outputs were built with ``stop_gradient=True`` (sampan marks the outputs of
@@ -25,6 +29,9 @@ ops without a rule so; eager records nothing for them either).
 """
 from ..ops import GRAD_SUFFIX
 from ..ops.grad_rules import differentiable_outputs
+from .variable import VarType
+
+LOD_TENSOR_ARRAY = VarType.LOD_TENSOR_ARRAY
 
 FLOAT_KINDS = "fc"
 
@@ -110,7 +117,7 @@ def find_path(ops, targets, sources, no_grad, lookup, builders, trust=False):
                              and not (op.opdef is not None and op.opdef.random)))
                 if flows or requested:
                     carry.add(n)
-                else:
+                elif not _partial_write(op, n, v):
                     carry.discard(n)
             written.update(names)
     need = set(n for n in targets if n in carry)
@@ -123,6 +130,12 @@ def find_path(ops, targets, sources, no_grad, lookup, builders, trust=False):
             need.update(n for n in op.input_arg_names if n in carry)
     path.reverse()
     return path, carry
+
+
+def _partial_write(op, n, v):
+    """Whether ``op`` updates tensor array ``n`` in place (writing some of its
+    elements without reading it): the array keeps the gradient it carries."""
+    return v is not None and v.type == LOD_TENSOR_ARRAY and n not in op.input_arg_names
 
 
 def _persistable(lookup, n):

@@ -1,11 +1,12 @@
 """Tensor arrays: ``create_array``, ``array_write``, ``array_read``,
-``array_length``, ``tensor_array_to_tensor``.
+``array_length``, ``tensor_array_to_tensor``; and ``increment``, the in-place
+loop counter of Paddle's control flow.
 
 In dygraph mode an array is a Python list of Tensors (as in Paddle).  In a
 static program it is a variable of kind LOD_TENSOR_ARRAY, updated by the
 ``write_to_array`` op and read by ``read_from_array`` / ``lod_array_length``
 (``static/nn/control_flow.py`` builds the ops whose output is an existing
-array).  ``create_array`` has no input to go by, so it alone asks the mode.
+array or, for ``increment``, its input).  ``create_array`` has no input to go by, so it alone asks the mode.
 """
 import numpy as np
 
@@ -13,11 +14,13 @@ from ..ops import bind, get_op, in_static_mode
 from ..ops.dtypes import to_np_dtype
 
 __all__ = ["create_array", "array_write", "array_read", "array_length",
-           "tensor_array_to_tensor"]
+           "tensor_array_to_tensor", "increment"]
+METHODS = ["increment"]
 
 _READ = get_op("read_from_array")
 _LENGTH = get_op("lod_array_length")
 _TO_TENSOR = get_op("tensor_array_to_tensor")
+_INCREMENT = get_op("increment")
 
 
 def _static():
@@ -124,3 +127,11 @@ def tensor_array_to_tensor(input, axis=1, use_stack=False, name=None):
         return out, to_tensor(np.asarray(sizes, np.int32))
     _static().check_array(input, "tensor_array_to_tensor")
     return bind(_TO_TENSOR, (input,), {"axis": int(axis), "use_stack": bool(use_stack)})
+
+
+def increment(x, value=1.0, name=None):
+    """``x += value`` in place (``x`` holds one element); returns ``x``."""
+    if _is_static(x):
+        return _static().increment_static(x, float(value))
+    from .indexing import inplace
+    return inplace(x, lambda t: bind(_INCREMENT, (t,), {"step": float(value)})[0])

@@ -1,5 +1,5 @@
 """numpy kernels of the control-flow helpers and tensor arrays
-(ops/defs/control_flow.py).
+(ops/defs/control_flow.py), ``fill_zeros_like`` and ``increment``.
 
 A LOD_TENSOR_ARRAY value is a Python list of arrays; ``None`` stands for an
 array never written (empty).  Kernels never mutate a list they are given:
@@ -75,12 +75,17 @@ def write_to_array(ins, attrs, need):
 
 @kernel("read_from_array", dtypes=ALL)
 def read_from_array(ins, attrs, need):
+    """``X[I]``; as write_to_array's grad (X_W given: the forward element),
+    zeros shaped like X_W where X holds nothing at I."""
     arr = _array(ins[0], "read_from_array")
     k = scalar_index(ins[1], "read_from_array")
-    if not 0 <= k < len(arr) or arr[k] is None:
-        raise OpError(f"read_from_array: index {k} is out of range: the array holds "
-                      f"{len(arr)} tensor(s)")
-    return (arr[k],)
+    if 0 <= k < len(arr) and arr[k] is not None:
+        return (arr[k],)
+    xw = ins[2] if len(ins) > 2 else None
+    if xw is not None:
+        return (np.zeros_like(xw),)
+    raise OpError(f"read_from_array: index {k} is out of range: the array holds "
+                  f"{len(arr)} tensor(s)")
 
 
 @kernel("lod_array_length", dtypes=ALL)
@@ -101,6 +106,44 @@ def tensor_array_to_tensor(ins, attrs, need):
         out = np.concatenate(arr, axis)
         sizes = [a.shape[axis] for a in arr]
     return out, np.asarray(sizes, _INT32)
+
+
+@kernel("tensor_array_to_tensor_grad", dtypes=ALL)
+def tensor_array_to_tensor_grad(ins, attrs, need):
+    """The slices of Out@GRAD each element of X contributed (None stays None)."""
+    arr = _array(ins[0], "tensor_array_to_tensor_grad")
+    g = ins[2]
+    axis = attrs["axis"]
+    stack = attrs["use_stack"]
+    if axis < 0:
+        axis += g.ndim
+    out, pos = [], 0
+    for a in arr:
+        if a is None:
+            out.append(None)
+            continue
+        n = 1 if stack else a.shape[axis]
+        idx = (slice(None),) * axis + ((pos if stack else slice(pos, pos + n)),)
+        out.append(np.ascontiguousarray(g[idx]).reshape(a.shape))
+        pos += n
+    return (out,)
+
+
+@kernel("fill_zeros_like", dtypes=ALL)
+def fill_zeros_like(ins, attrs, need):
+    x = ins[0]
+    if x is None or type(x) is list:
+        return ([None if a is None else np.zeros_like(a) for a in x or ()],)
+    return (np.zeros_like(x),)
+
+
+@kernel("increment", dtypes=("float32", "float64", "int32", "int64"))
+def increment(ins, attrs, need):
+    x = ins[0]
+    if x.size != 1:
+        raise OpError(f"increment: X must hold exactly one element, got shape "
+                      f"{list(x.shape)}")
+    return (np.asarray(x + x.dtype.type(attrs["step"]), x.dtype),)
 
 
 # ------------------------------------------------------------------ print

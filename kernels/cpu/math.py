@@ -216,12 +216,31 @@ def cast(ins, attrs, need):
 @kernel("sum", dtypes=NUMERIC)
 def sum_(ins, attrs, need):
     xs = ins[0]
+    x0 = xs[0]
+    if type(x0) is not np.ndarray and (x0 is None or type(x0) is list):
+        return (_sum_general(xs),)
     if len(xs) == 1:
-        return (xs[0].copy(),)
-    out = xs[0] + xs[1]
+        return (x0.copy(),)
+    out = x0 + xs[1]
     for x in xs[2:]:
         out += x
     return (out,)
+
+
+def _sum_general(xs):
+    """``sum`` of tensor arrays (Python lists), elementwise; a None (an array or
+    tensor never written, an array entry never written) counts as zeros."""
+    given = [a for a in xs if a is not None]
+    if not given:
+        return None
+    if type(given[0]) is not list:
+        return sum_((given,), None, None)[0]
+    out = [None] * max(len(a) for a in given)
+    for a in given:
+        for k, v in enumerate(a):
+            if v is not None:
+                out[k] = v if out[k] is None else out[k] + v
+    return out
 
 
 @kernel("sum_grad", dtypes=NUMERIC)

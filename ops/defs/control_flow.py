@@ -3,6 +3,7 @@ a sub-block and have no kernel: the executor runs them, executor/control_flow.py
 ``select_input``/``select_output`` (join / split the branches of a cond),
 ``write_to_array``/``read_from_array``/``lod_array_length``/
 ``tensor_array_to_tensor`` (a LOD_TENSOR_ARRAY value is a Python list of arrays),
+``fill_zeros_like`` (of a tensor or an array), ``increment`` (a loop counter)
 and ``print``.
 
 Slots and attributes are Paddle 2.6's.  The grads of ``conditional_block`` and
@@ -10,7 +11,7 @@ Slots and attributes are Paddle 2.6's.  The grads of ``conditional_block`` and
 """
 import numpy as np
 
-from ..declare import defop, REQUIRED
+from ..declare import defop, defgrad, REQUIRED
 from ..registry import GradOp, Meta, OpError
 
 INT64 = np.dtype("int64")
@@ -93,8 +94,11 @@ def _read_infer(metas, attrs):
     return (Meta(x.shape, x.dtype),)
 
 
+# The grad reads the array's gradient at I; X_W (the forward element) gives the
+# shape of the zeros it returns where that gradient holds nothing (Paddle's rule).
 defop("write_to_array", "X I", "Out", infer=_write_infer,
-      grad=GradOp("read_from_array", {"X": "Out@GRAD", "I": "I"}, {"Out": "X@GRAD"}),
+      grad=GradOp("read_from_array", {"X": "Out@GRAD", "I": "I", "X_W": "X"},
+                  {"Out": "X@GRAD"}),
       no_grad_inputs=("I",))
 defop("read_from_array", "X I X_W?", "Out", infer=_read_infer,
       grad=GradOp("write_to_array", {"X": "Out@GRAD", "I": "I"}, {"Out": "X@GRAD"}),
@@ -113,8 +117,42 @@ def _array_to_tensor_infer(metas, attrs):
     return Meta(tuple(shape), x.dtype), Meta((-1,), INT32)
 
 
-defop("tensor_array_to_tensor", "X", "Out OutIndex",
-      (("axis", "INT", 0), ("use_stack", "BOOLEAN", False)), infer=_array_to_tensor_infer)
+_ARRAY_TO_TENSOR_ATTRS = (("axis", "INT", 0), ("use_stack", "BOOLEAN", False))
+defgrad("tensor_array_to_tensor_grad", "X OutIndex? Out@GRAD", "X@GRAD",
+        _ARRAY_TO_TENSOR_ATTRS, infer=lambda m, a: (m[0],))
+defop("tensor_array_to_tensor", "X", "Out OutIndex", _ARRAY_TO_TENSOR_ATTRS,
+      infer=_array_to_tensor_infer,
+      grad=GradOp("tensor_array_to_tensor_grad",
+                  {"X": "X", "OutIndex": "OutIndex", "Out@GRAD": "Out@GRAD"},
+                  {"X@GRAD": "X@GRAD"}))
+
+
+# Zeros shaped like X, a tensor or a tensor array (each element): the
+# gradient of an output no gradient reached (static backward).
+defop("fill_zeros_like", "X", "Out", infer=lambda m, a: (m[0],))
+
+
+# ------------------------------------------------------------------ increment
+_INCREMENT_DTYPES = ("float32", "float64", "int32", "int64")
+
+
+def _increment_infer(metas, attrs):
+    x = metas[0]
+    n = 1
+    for d in x.shape:
+        n = -1 if d < 0 or n < 0 else n * d
+    if n not in (1, -1):
+        raise OpError(f"increment: X must hold exactly one element, got shape "
+                      f"{list(x.shape)}")
+    if x.dtype is not None and x.dtype.name not in _INCREMENT_DTYPES:
+        raise OpError(f"increment: X must be float32, float64, int32 or int64, got "
+                      f"{x.dtype}")
+    return (Meta(x.shape, x.dtype),)
+
+
+# Paddle: in place (Out is X in a static program), no gradient.
+defop("increment", "X", "Out", (("step", "FLOAT", 1.0),), infer=_increment_infer,
+      inplace={"Out": "X"})
 
 
 # ------------------------------------------------------------------ print

@@ -10,8 +10,9 @@
   ``body``, recomputes the condition, and ``assign`` s the results back to the
   loop variables and the condition;
 - ``switch_case`` and ``case``: nested conds;
-- ``Print`` (op ``print``) and the static side of tensor arrays
-  (``create_array``/``array_write`` need variables of kind LOD_TENSOR_ARRAY).
+- ``Print`` (op ``print``), the static side of tensor arrays
+  (``create_array``/``array_write`` need variables of kind LOD_TENSOR_ARRAY)
+  and of ``increment`` (it writes its input variable, as in Paddle).
 
 A control-flow op reads every outer variable its sub-block reads before
 writing it, and writes every outer variable its sub-block writes (Paddle's
@@ -21,7 +22,7 @@ Python loop, as Paddle's dygraph does.
 """
 import numpy as np
 
-from ...ops import get_op, bind
+from ...ops import get_op, bind, Meta
 from ...utils import unique_name
 from ...tensor import logic as _logic, math as _math, creation as _creation
 from ..program_guard import default_main_program, current_name_scope
@@ -475,3 +476,12 @@ def check_array(array, api):
                         f"create_array, or a Python list in dygraph mode), got "
                         f"{nest.describe(array)}")
 
+
+
+def increment_static(x, value):
+    """Append ``increment`` (X=x, Out=x, step=value): ``x`` is updated in place."""
+    op = get_op("increment")
+    op.infer_meta((Meta(tuple(x.shape), x.np_dtype),), {"step": value})   # checks x
+    append_op(x.block.program.current_block(), "increment", {"X": [x]}, {"Out": [x]},
+              {"step": value})
+    return x

@@ -1,5 +1,5 @@
 """Op-spec cases: the kernel-run control-flow helpers (select_input, select_output,
-print).  conditional_block, while and the tensor-array ops run through the
+print, fill_zeros_like, increment).  conditional_block, while and the tensor-array ops run through the
 executor and are tested in tests/static/test_control_flow.py."""
 import numpy as np
 
@@ -17,4 +17,9 @@ CASES = [
     Case("select_output", {"X": A, "Mask": np.array(0, "int32")},
          ref=lambda X, Mask: ([X, np.zeros_like(X)],), grad=False),
     Case("print", {"In": A}, _QUIET, ref=lambda In: In),
+    Case("fill_zeros_like", {"X": A}, ref=lambda X: np.zeros_like(X), grad=False),
+    Case("increment", {"X": np.array([2.5])}, {"step": -1.5}, ref=lambda X: X - 1.5,
+         grad=False),
+    Case("increment", {"X": np.array(7, "int64")}, ref=lambda X: X + 1, grad=False,
+         id="increment_int64_0d"),
 ]

@@ -513,3 +513,41 @@ def test_step_scopes_kept_when_read():
     assert [s.find_var(i.name).get().tolist() for s in steps] == [[0], [1], [2]]
     local = [n for n in steps[0].local_var_names() if n.startswith("tmp_")]
     assert local, "the body's own values are kept too"
+
+
+# ----------------------------------------------------------------- increment
+def test_increment_eager_is_in_place():
+    d = paddle.zeros([1], "float32")
+    out = paddle.increment(d)
+    assert out is d and d.numpy().tolist() == [1.0]
+    i = paddle.to_tensor(np.array(3, "int64"))
+    i.increment(2.0)
+    assert i.numpy().dtype == np.int64 and i.numpy().shape == () and int(i.numpy()) == 5
+    with pytest.raises(Exception, match="increment: X must hold exactly one element"):
+        paddle.increment(paddle.zeros([2]))
+
+
+def test_increment_static_updates_its_variable_in_a_while_loop():
+    with building() as (main, startup):
+        n = static.data("n", [1], "int64")
+        i = paddle.zeros([1], "int64")
+        s = paddle.zeros([1], "float32")
+
+        def body(i, s):
+            s = s + paddle.cast(i, "float32")
+            paddle.increment(i)                 # in place: the loop variable itself
+            return i, s
+
+        i2, s2 = static.nn.while_loop(lambda i, s: i < n, body, [i, s])
+        k = paddle.full([], 5.0, "float64")
+        k2 = paddle.increment(k, -0.5)
+        with pytest.raises(Exception, match="increment: X must hold exactly one element"):
+            paddle.increment(paddle.zeros([2]))
+    assert k2 is k and i2 is i
+    inc = [op for b in main.blocks for op in b.ops if op.type == "increment"]
+    assert len(inc) == 2 and all(op.input("X") == op.output("Out") for op in inc)
+    assert sorted(op.attr("step") for op in inc) == [-0.5, 1.0]
+    got = run(main, startup, {"n": np.array([4], "int64")}, [i2, s2, k2])
+    np.testing.assert_array_equal(got[0], [4])
+    np.testing.assert_allclose(got[1], [6.0])
+    assert got[2].shape == () and float(got[2]) == 4.5

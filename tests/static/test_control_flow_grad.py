@@ -204,3 +204,169 @@ def test_parsed_copy_and_threaded_runner_give_the_same_gradients():
     _, eager = _eager_grads(_both, feeds, ["x", "w"])
     for a, b in zip(want[1:], eager):
         np.testing.assert_allclose(a, b, rtol=1e-10)
+
+
+# ----------------------------------------------------------------- tensor arrays
+# The same model code runs eagerly (create_array gives a Python list, while_loop
+# and cond run Python) and builds a program (LOD_TENSOR_ARRAY variables).
+from sampan.tensor import (create_array, array_write, array_read,  # noqa: E402
+                           tensor_array_to_tensor)
+
+
+def _zero():
+    return paddle.full([1], 0, "int64")
+
+
+def _array_in_loop_model(x, w, n):
+    # each iteration writes a value computed (through a cond) from x and w;
+    # after the loop the array is stacked and one element read back
+    arr = create_array("float64")
+
+    def body(i, y, arr):
+        y = paddle.sin(y) * w + x
+        v = static.nn.cond(paddle.sum(y) > 0, lambda: y * w, lambda: paddle.exp(y) - w)
+        array_write(v * y, i, arr)
+        return i + 1, y, arr
+
+    _, y, arr = static.nn.while_loop(lambda i, y, a: i < n, body, [_zero(), x * 1.0, arr])
+    out, _ = tensor_array_to_tensor(arr, axis=0, use_stack=True)
+    first = array_read(arr, _zero())
+    return paddle.sum(out * w) + paddle.sum(y) + paddle.sum(first * first)
+
+
+def _array_read_across_iterations_model(x, w, n):
+    # iteration k reads what iteration k-1 wrote (the array's gradient is
+    # carried from one iteration to the one before), concat along axis 0
+    arr = create_array("float64")
+    array_write(x * 1.0, _zero(), arr)
+
+    def body(i, arr):
+        nxt = paddle.tanh(array_read(arr, i) * w) + x
+        array_write(nxt, i + 1, arr)
+        return i + 1, arr
+
+    _, arr = static.nn.while_loop(lambda i, a: i < n, body, [_zero(), arr])
+    out, _ = tensor_array_to_tensor(arr, axis=0)
+    return paddle.sum(out * out)
+
+
+def _array_written_in_a_branch_model(x, w, n):
+    # the write happens inside either branch of a cond inside the loop
+    arr = create_array("float64")
+    array_write(x * 0.5, _zero(), arr)
+
+    def body(i, y, arr):
+        y = paddle.sin(y) * w + x
+
+        def true_fn():
+            array_write(y * y, i + 1, arr)
+            return y * 1.0
+
+        def false_fn():
+            array_write(y * w, i + 1, arr)
+            return y * 2.0
+
+        y = static.nn.cond(paddle.sum(y) > 0, true_fn, false_fn)
+        return i + 1, y, arr
+
+    _, y, arr = static.nn.while_loop(lambda i, y, a: i < n, body, [_zero(), x * 1.0, arr])
+    out, _ = tensor_array_to_tensor(arr, axis=0, use_stack=True)
+    return paddle.sum(out * w) + paddle.sum(y)
+
+
+def _array_unused_after_loop_model(x, w, n):
+    # no gradient reaches the array: its seed is zeros (fill_zeros_like)
+    arr = create_array("float64")
+
+    def body(i, y, arr):
+        y = paddle.sin(y) * w + x
+        array_write(y, i, arr)
+        return i + 1, y, arr
+
+    _, y, arr = static.nn.while_loop(lambda i, y, a: i < n, body, [_zero(), x * 1.0, arr])
+    return paddle.sum(y * y)
+
+
+_ARRAY_FEEDS = [{"x": np.array([0.3, -0.2, 0.9]), "w": W, "n": np.array([3], "int64")},
+                {"x": np.array([-0.3, -0.2, -0.9]), "w": W, "n": np.array([4], "int64")},
+                {"x": np.array([0.3, 0.2, 0.1]), "w": W, "n": np.array([1], "int64")}]
+
+
+@pytest.mark.parametrize("model", [_array_in_loop_model, _array_read_across_iterations_model,
+                                   _array_written_in_a_branch_model,
+                                   _array_unused_after_loop_model],
+                         ids=["write_stack_read", "read_across_iterations",
+                              "write_in_a_branch", "unused_after_loop"])
+def test_gradients_through_tensor_arrays_in_a_while_loop(model):
+    specs = {"x": ([3], "float64"), "w": ([3], "float64"), "n": ([1], "int64")}
+    main = _check(model, specs, _ARRAY_FEEDS, ["x", "w"])
+    types = [op.type for op in main.global_block().ops]
+    assert "while_grad" in types
+
+
+def test_array_gradients_parsed_copy_and_threaded_runner():
+    from sampan.executor import ExecutionConfig
+    specs = {"x": ([3], "float64"), "w": ([3], "float64"), "n": ([1], "int64")}
+    main, loss, grads = _static(_array_written_in_a_branch_model, specs, ["x", "w"])
+    names = [loss.name] + [g.name for g in grads]
+    parsed = static.Program.parse_from_string(main.desc.SerializeToString())
+    for feeds in _ARRAY_FEEDS:
+        want = static.Executor().run(main, feed=feeds, fetch_list=names)
+        for prog, cfg in ((parsed, None), (main, ExecutionConfig(runner="threaded"))):
+            exe = static.Executor(config=cfg)
+            got = exe.run(prog, feed=feeds, fetch_list=names)
+            exe.close()
+            for a, b in zip(got, want):
+                np.testing.assert_array_equal(a, b)
+
+
+def _concat_model(a, b, w):
+    arr = create_array("float64")
+    array_write(a * w, _zero(), arr)
+    array_write(paddle.tanh(b), paddle.full([1], 1, "int64"), arr)
+    out, sizes = tensor_array_to_tensor(arr, axis=1)
+    return paddle.sum(out * out) + paddle.sum(paddle.cast(sizes, "float64"))
+
+
+def _stack_model(a, b, w):
+    arr = create_array("float64")
+    array_write(a * w, _zero(), arr)
+    array_write(paddle.exp(a) + b, paddle.full([1], 1, "int64"), arr)
+    out, _ = tensor_array_to_tensor(arr, axis=-1, use_stack=True)
+    return paddle.sum(out * paddle.arange(4, dtype="float64").reshape([2, 1, 2]))
+
+
+def test_tensor_array_to_tensor_gradient():
+    main = _check(_concat_model, {"a": ([2, 3], "float64"), "b": ([2, 2], "float64"),
+                                  "w": ([2, 3], "float64")},
+                  [{"a": RNG.standard_normal((2, 3)), "b": RNG.standard_normal((2, 2)),
+                    "w": RNG.standard_normal((2, 3))}], ["a", "b", "w"])
+    assert "tensor_array_to_tensor_grad" in [op.type for op in main.global_block().ops]
+    _check(_stack_model, {"a": ([2, 2], "float64"), "b": ([2, 2], "float64"),
+                          "w": ([2, 2], "float64")},
+           [{"a": RNG.standard_normal((2, 2)), "b": RNG.standard_normal((2, 2)),
+             "w": RNG.standard_normal((2, 2))}], ["a", "b", "w"])
+
+
+def test_write_to_array_grad_gives_zeros_where_the_array_gradient_holds_nothing():
+    from sampan.kernels.cpu.control_flow import read_from_array
+    xw = np.ones((2, 3), "float32")
+    i = np.array([2], "int64")
+    for grad_array in ([], [None, None, None], None):
+        out, = read_from_array([grad_array, i, xw], {}, None)
+        assert out.shape == (2, 3) and out.dtype == np.float32 and not out.any()
+    with pytest.raises(Exception, match="out of range"):
+        read_from_array([[], i, None], {}, None)
+
+
+def test_sum_of_tensor_arrays_adds_elementwise():
+    from sampan.kernels.cpu.math import sum_
+    a, b = np.array([1.0, 2.0]), np.array([10.0, 20.0])
+    got, = sum_([[[a, None], [b, a, None], None]], {}, None)
+    assert len(got) == 3 and got[2] is None
+    np.testing.assert_array_equal(got[0], a + b)
+    np.testing.assert_array_equal(got[1], a)
+    got, = sum_([[None, a, b]], {}, None)            # a None tensor counts as zeros
+    np.testing.assert_array_equal(got, a + b)
+    got, = sum_([[a, b, a]], {}, None)               # the plain path
+    np.testing.assert_array_equal(got, a + b + a)
