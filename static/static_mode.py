@@ -48,7 +48,7 @@ def disable_static(place=None):
 
 
 __all__ = ["enable_static", "disable_static", "in_static_mode", "append_static_op",
-           "name_key", "tmp_names", "op_role_guard"]
+           "name_key", "named_outputs", "tmp_names", "op_role_guard"]
 
 
 # ----------------------------------------------------------------- naming
@@ -66,6 +66,21 @@ def name_key(key):
         yield
     finally:
         _naming["base"] = old
+
+
+def named_outputs(key):
+    """Decorate a public function so that, in static mode, its ops' outputs are
+    ``<key>_<n>.tmp_<k>`` (Paddle's LayerHelper naming: ``F.linear`` gives
+    ``linear_1.tmp_0``/``linear_1.tmp_1``).  Eagerly it costs one flag check."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            if not in_static_mode():
+                return fn(*args, **kwargs)
+            with name_key(key):
+                return fn(*args, **kwargs)
+        return call
+    return wrap
 
 
 def tmp_names(fn):

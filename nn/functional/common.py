@@ -11,6 +11,7 @@ import numbers
 
 from ...ops import bind, get_op
 from ... import tensor as T
+from ...static.static_mode import named_outputs
 
 __all__ = ["linear", "dropout", "dropout2d", "dropout3d", "alpha_dropout", "pad",
            "cosine_similarity"]
@@ -18,6 +19,7 @@ __all__ = ["linear", "dropout", "dropout2d", "dropout3d", "alpha_dropout", "pad"
 _DROPOUT = get_op("dropout")
 
 
+@named_outputs("linear")
 def linear(x, weight, bias=None, name=None):
     out = T.matmul(x, weight)
     return out if bias is None else T.add(out, bias)

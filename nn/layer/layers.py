@@ -16,11 +16,15 @@ from collections import OrderedDict
 import numpy as np
 
 from ...dygraph.tensor import Tensor, Parameter
+from ...static.variable import Parameter as StaticParameter
 from ...kernels.place import backend_of_place
 from ...kernels.transform import to_backend
 from ...ops.dtypes import to_np_dtype
 from ...utils import unique_name
 from ..param_attr import make_parameter
+
+# eager Parameters, and the static ones a Layer built in static mode holds
+_PARAMETER_TYPES = (Parameter, StaticParameter)
 
 __all__ = ["Layer"]
 
@@ -165,7 +169,7 @@ class Layer:
         _check_attr_name(name, "parameter")
         if hasattr(self, name) and name not in self._parameters:
             raise KeyError(f"The parameter '{name}' already exists.")
-        if parameter is not None and not isinstance(parameter, Parameter):
+        if parameter is not None and not isinstance(parameter, _PARAMETER_TYPES):
             raise TypeError(f"The parameter to add should be a Parameter, but received "
                             f"{type(parameter).__name__}.")
         self._parameters[name] = parameter
@@ -410,7 +414,7 @@ class Layer:
             object.__setattr__(self, name, value)
             return
         params = d.get("_parameters")
-        if isinstance(value, Parameter):
+        if isinstance(value, _PARAMETER_TYPES):
             if params is None:
                 raise ValueError("super().__init__() should be called first")
             _remove_from(name, d, self._buffers, self._sub_layers)

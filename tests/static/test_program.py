@@ -285,3 +285,25 @@ def test_parsing_never_mutates_the_desc(prog):
     assert back.desc.SerializeToString() == data
     assert not back.global_block().var("frozen").trainable
     assert back.global_block().var("live").trainable
+
+
+def test_static_layers_register_parameters_and_name_outputs_like_paddle():
+    """A Layer built in static mode holds its static Parameters; F.linear's
+    outputs use Paddle's LayerHelper naming, consuming the `linear` counter
+    (so a Linear created after a forward is linear_2)."""
+    import sampan as paddle
+    paddle.enable_static()
+    try:
+        main, start = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, start), paddle.utils.unique_name.guard():
+            x = paddle.static.data("x", [None, 4], "float32")
+            l1 = paddle.nn.Linear(4, 3)
+            h = l1(x)
+            l2 = paddle.nn.Linear(3, 2)
+            l2(h)
+        assert [p.name for p in l1.parameters()] == ["linear_0.w_0", "linear_0.b_0"]
+        assert [p.name for p in l2.parameters()] == ["linear_2.w_0", "linear_2.b_0"]
+        outs = [op.output_arg_names[0] for op in main.global_block().ops]
+        assert outs == ["linear_1.tmp_0", "linear_1.tmp_1", "linear_3.tmp_0", "linear_3.tmp_1"]
+    finally:
+        paddle.disable_static()
