@@ -1,0 +1,285 @@
+"""Loops on static tensors: ``while`` and ``for`` as ``static.nn.while_loop``.
+
+Every loop variable gets a plan before the loop is built, from its value at
+entry and (when that is not already a tensor) its value after one trial
+trace of the body, made in a scratch block that is dropped afterwards:
+
+    entry              after one body          carried as
+    tensor             tensor of same dtype    a copy of the tensor
+    Python number      the same number         constant (not carried)
+    Python number      another number/tensor   tensor (int64 / default float / the body's dtype)
+    undefined          undefined               constant (a temporary of the body)
+    undefined          tensor(s)               zero placeholders of the body's shape and dtype
+    list               longer list             tensor array (the body appends)
+    any other value    the same object         constant
+    anything else                              ConversionError (the type changes)
+
+The body's results are held to the plan on every trace: numbers become
+tensors of the planned dtype, anything else that differs is refused with
+the variable's name, the user's line and a suggested rewrite.
+"""
+import numpy as np
+
+from .. import tensor as T
+from ..static import nn as static_nn
+from ..static.nn import nest
+from ..static.program_guard import default_main_program
+from ..static.variable import VarType
+from .convert_static import (ConversionError, _branch, _copy_containers, _full, _is_number,
+                             _is_tensor, _is_undefined, _kind, _natural_dtype, _np_dtype,
+                             _pred, _where, is_static, static_ifelse)
+
+_CONST, _TENSOR, _ARRAY = "const", "tensor", "array"
+
+
+# ----------------------------------------------------------------- trial trace
+def _trial(body, values):
+    """``body(*values)`` traced into a scratch block that is then removed."""
+    program = default_main_program()
+    keep, current = program.num_blocks, program.current_block_idx
+    program._create_block()
+    try:
+        with _branch():
+            return tuple(body(*_copy_containers(values)))
+    finally:
+        program.current_block_idx = current
+        del program.blocks[keep:]
+        del program.desc.blocks[keep:]
+        program._bump()
+
+
+# ----------------------------------------------------------------- plans
+def _type_change(name, before, after):
+    example = "paddle.zeros(shape, dtype)"
+    if _is_tensor(after):
+        shape = [d if d >= 0 else 1 for d in after.shape]
+        example = f"paddle.zeros({shape}, '{_np_dtype(after)}')"
+    return ConversionError(
+        f"loop variable '{name}' changes type in a loop on a tensor{_where()}: it is "
+        f"{_kind(before)} before the loop and {_kind(after)} after one iteration. A "
+        f"program loop needs one type per variable: initialise it before the loop with a "
+        f"value of its final type (e.g. {name} = {example}).")
+
+
+def _leaf_plan(name, v, o):
+    """(kind, entry value) for one leaf ``v`` whose trial result is ``o``."""
+    if _is_tensor(v):
+        if _is_tensor(o) and _np_dtype(o) != _np_dtype(v):
+            raise _type_change(name, v, o)
+        if not (_is_tensor(o) or _is_number(o)):
+            raise _type_change(name, v, o)
+        return _TENSOR, T.assign(v)
+    if _is_number(v):
+        if _is_number(o) and type(o) is type(v) and o == v:
+            return _CONST, v
+        if _is_number(o):
+            dt = _natural_dtype(o) if isinstance(o, float) else _natural_dtype(v)
+            return _TENSOR, _full(v, dt)
+        if _is_tensor(o):
+            return _TENSOR, _full(v, _np_dtype(o), o.shape)
+        raise _type_change(name, v, o)
+    if _is_undefined(v):
+        if _is_undefined(o):
+            return _CONST, v
+        if _is_tensor(o):
+            return _TENSOR, _full(0, _np_dtype(o), o.shape)
+        if _is_number(o):
+            return _TENSOR, _full(o, _natural_dtype(o))
+        raise _type_change(name, v, o)
+    if o is v:
+        return _CONST, v
+    raise _type_change(name, v, o)
+
+
+def _plan(name, v, o):
+    """(structure, [(kind, entry leaf)]) for loop variable ``name``."""
+    if o is None:                                      # no trial: all leaves are tensors
+        leaves = nest.flatten(v)
+        return v, [(_TENSOR, T.assign(x)) for x in leaves]
+    if nest.same_structure(v, o):
+        plans = [_leaf_plan(name, x, y) for x, y in zip(nest.flatten(v), nest.flatten(o))]
+        return v, plans
+    if _is_undefined(v):
+        return o, [(_TENSOR, _full(0, _np_dtype(y), y.shape)) if _is_tensor(y)
+                   else _leaf_plan(name, v, y) for y in nest.flatten(o)]
+    if isinstance(v, list) and isinstance(o, list) and len(o) > len(v) and \
+            all(_is_tensor(y) for y in o[len(v):]):
+        arr = T.create_array(_np_dtype(o[len(v)]))
+        for x in v:
+            T.array_write(x, T.array_length(arr), arr)
+        return arr, [(_ARRAY, arr)]
+    raise _type_change(name, v, o)
+
+
+def _hold(name, structure, plans, out):
+    """The body's result ``out`` for one variable, held to its plan."""
+    if plans and plans[0][0] == _ARRAY:
+        if not (is_static(out) and out.type == VarType.LOD_TENSOR_ARRAY):
+            raise _type_change(name, plans[0][1], out)
+        return out
+    if not nest.same_structure(structure, out):
+        raise _type_change(name, structure, out)
+    leaves = []
+    for (kind, entry), y in zip(plans, nest.flatten(out)):
+        if kind == _CONST:
+            if not (y is entry or (_is_number(y) and type(y) is type(entry) and y == entry)):
+                raise _type_change(name, entry, y)
+            leaves.append(y)
+        elif _is_number(y):
+            leaves.append(_full(y, _np_dtype(entry)))
+        elif _is_tensor(y) and _np_dtype(y) == _np_dtype(entry):
+            leaves.append(y)
+        else:
+            raise _type_change(name, entry, y)
+    return nest.pack_sequence_as(structure, leaves)
+
+
+# ----------------------------------------------------------------- while
+def _has_list(v):
+    """Lists may grow in the body (appends): their plan needs a trial."""
+    if isinstance(v, (list, dict)):
+        return True
+    return isinstance(v, tuple) and any(_has_list(x) for x in v)
+
+
+def static_while(cond, body, values, names):
+    """``while cond(*values): values = body(*values)`` as a while_loop op."""
+    values = tuple(values)
+    leaves = nest.flatten(list(values))
+    trial = None
+    if not all(_is_tensor(x) for x in leaves) or any(_has_list(v) for v in values):
+        trial = _trial(body, values)
+        if len(trial) != len(values):
+            raise ConversionError(f"loop body returned {len(trial)} values for "
+                                  f"{len(values)} loop variables{_where()}")
+    plans = [_plan(n, v, None if trial is None else o)
+             for n, v, o in zip(names, values, trial or values)]
+    init = [p[0][1] if p and p[0][0] == _ARRAY else nest.pack_sequence_as(s, [e for _, e in p])
+            for s, p in plans]
+
+    def cond_w(*vals):
+        c = cond(*vals)
+        if not is_static(c):
+            c = T.full([], bool(c), "bool")
+        return _pred(c, "a `while` loop")
+
+    def body_w(*vals):
+        out = tuple(body(*vals))
+        return [_hold(n, s, p, o) for n, (s, p), o in zip(names, plans, out)]
+
+    with _branch():
+        result = static_nn.while_loop(cond_w, body_w, init)
+    return tuple(result)
+
+
+# ----------------------------------------------------------------- for
+class StaticRange:
+    """``range(...)`` with a static tensor bound (the step must be an int)."""
+
+    def __init__(self, *args):
+        if len(args) == 1:
+            args = (0, args[0], 1)
+        elif len(args) == 2:
+            args = (args[0], args[1], 1)
+        self.start, self.stop, self.step = args
+        if is_static(self.step) or not isinstance(self.step, (int, np.integer)) or \
+                self.step == 0:
+            raise ConversionError(f"range() over tensors{_where()} needs a nonzero Python "
+                                  f"int step, got {_kind(self.step)}")
+
+    def first(self):
+        dt = _np_dtype(self.stop) if is_static(self.stop) else np.dtype("int64")
+        return T.cast(self.start, dt) if is_static(self.start) else _full(self.start, dt)
+
+    def more(self, i):
+        return i < self.stop if self.step > 0 else i > self.stop
+
+    def next(self, i):
+        return i + self.step
+
+    def item(self, i):
+        return i
+
+    def count(self, i):
+        return (i - self.start) // self.step if self.start != 0 or self.step != 1 else i
+
+
+class _Rows:
+    """Iterating a static tensor: its rows, by index."""
+
+    def __init__(self, x):
+        self.x = x
+        n = x.shape[0] if x.shape else -1
+        self.n = n if n >= 0 else T.shape(x)[0]
+
+    def first(self):
+        return _full(0, _np_dtype(self.n) if is_static(self.n) else "int64")
+
+    def more(self, i):
+        return i < self.n
+
+    def next(self, i):
+        return i + 1
+
+    def item(self, i):
+        return self.x[i]
+
+    def count(self, i):
+        return i
+
+
+class StaticEnumerate:
+    def __init__(self, iterable, start=0):
+        self.inner = _iteration(iterable)
+        self.start = start
+        self.first, self.more, self.next = self.inner.first, self.inner.more, self.inner.next
+
+    def item(self, i):
+        c = self.inner.count(i)
+        return (c + self.start if self.start else c), self.inner.item(i)
+
+    def count(self, i):
+        return self.inner.count(i)
+
+
+def _iteration(x):
+    if isinstance(x, (StaticRange, StaticEnumerate)):
+        return x
+    if is_static(x) and x.type != VarType.LOD_TENSOR_ARRAY:
+        return _Rows(x)
+    raise TypeError(f"not a static iterable: {type(x).__name__}")
+
+
+def is_static_iterable(x):
+    return isinstance(x, (StaticRange, StaticEnumerate)) or is_static(x)
+
+
+def static_for(iterable, cond, body, values, names):
+    """``for item in iterable: values = body(item, *values)`` over an index."""
+    it = _iteration(iterable)
+
+    def cond2(i, *vals):
+        c = it.more(i)
+        if cond is not None:
+            user = cond(*vals)
+            c = T.logical_and(_pred(c, "a `for` loop"), _pred(user, "a `for` loop")) \
+                if is_static(user) else (c if user else T.full([], False, "bool"))
+        return c
+
+    def body2(i, *vals):
+        return (it.next(i),) + tuple(body(it.item(i), *vals))
+
+    out = static_while(cond2, body2, (it.first(),) + values, ("<loop index>",) + tuple(names))
+    return out[1:]
+
+
+def guarded_rest(it, c, cond, body, values, names):
+    """The rest of a Python loop once its break flag is a static tensor: each
+    remaining iteration runs under ``cond`` (a static ``if``)."""
+    for item in it:
+        values = static_ifelse(c, lambda *v: tuple(body(item, *v)), lambda *v: tuple(v),
+                               values, names)
+        c = cond(*values)
+        if not is_static(c) and not c:
+            break
+    return values
