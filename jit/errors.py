@@ -17,6 +17,8 @@ import linecache
 import os
 import sys
 
+from ..static.static_mode import register_location_mapper
+
 __all__ = ["ConversionError", "Location", "register_source_map", "map_location",
            "user_error", "caller_location"]
 
@@ -163,3 +165,7 @@ def user_error(exc):
         new = new.with_traceback(exc.__traceback__)
     new._sampan_user_frames = frames
     return new
+
+
+# ops appended while tracing converted code record the user's line
+register_location_mapper(map_location)

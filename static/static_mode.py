@@ -127,6 +127,16 @@ def _internal(path):
     return path.startswith(_ROOT) and not path.startswith(_NOT_INTERNAL)
 
 
+_location_mappers = []
+
+
+def register_location_mapper(fn):
+    """``fn(filename, lineno)`` -> the user's location (str()-able) of a line of
+    generated code, or None for other files (to_static's converted code
+    registers one, so ops record the user's line, not the converted one)."""
+    _location_mappers.append(fn)
+
+
 def user_source():
     """``File "...", line N, in f`` of the innermost caller outside sampan."""
     f = sys._getframe(1)
@@ -134,6 +144,10 @@ def user_source():
         f = f.f_back
     if f is None:
         return None
+    for mapper in _location_mappers:
+        loc = mapper(f.f_code.co_filename, f.f_lineno)
+        if loc is not None:
+            return str(loc)
     return f'File "{f.f_code.co_filename}", line {f.f_lineno}, in {f.f_code.co_name}'
 
 

@@ -3,6 +3,7 @@ program_guard, run by the Executor) give the eager results, on inputs that
 take every path; unsupported constructs and errors point at the user's
 source."""
 import inspect
+import os
 
 import numpy as np
 import pytest
@@ -139,3 +140,21 @@ def test_tensor_conditioned_recursion_is_refused():
 def test_user_error_leaves_other_exceptions_alone():
     e = ValueError("plain")
     assert user_error(e) is e
+
+
+def _scaled_then_branch(x):
+    y = x * 2.0
+    if y.sum() > 0:
+        y = y + 1.0
+    return y
+
+
+def test_ops_of_converted_code_record_the_users_line():
+    """op_callstack (shown by the printer and in run-time errors) names this
+    file and the line of the user's statement, not the converted code."""
+    main, _ = build(_scaled_then_branch, [np.ones([2, 3], "float32")])
+    first = inspect.getsourcelines(_scaled_then_branch)[1]
+    scale = next(op for op in main.global_block().ops if op.type == "scale")
+    src = scale.attr("op_callstack")[0]
+    assert os.path.basename(__file__) in src and f"line {first + 1}," in src
+    assert "converted" not in str(main)
