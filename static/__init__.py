@@ -10,6 +10,7 @@ from .program_guard import (default_main_program, default_startup_program, progr
                             name_scope, switch_main_program, switch_startup_program)
 from .static_mode import enable_static, disable_static, name_key, op_role_guard
 from .data import data, InputSpec
+from .backward import append_backward, gradients
 from ..kernels.place import CPUPlace, CUDAPlace
 
 
@@ -29,8 +30,13 @@ def cuda_places(device_ids=None):
 # import one-way at load time while ``paddle.static.Executor`` stays public.
 from ..executor import Executor, global_scope, scope_guard, Scope  # noqa: E402
 from . import nn  # noqa: E402,F401
+from .nn.control_flow import Print  # noqa: E402,F401
+from ..save_load.inference_model import save_inference_model, load_inference_model  # noqa: E402,E501
+from ..save_load.static_io import save, load, load_program_state, set_program_state  # noqa: E402,E501
 
 __all__ = ["Program", "Block", "Operator", "Variable", "Parameter", "default_main_program",
            "default_startup_program", "program_guard", "name_scope", "data", "InputSpec",
            "Executor", "global_scope", "scope_guard", "Scope", "cpu_places", "cuda_places",
-           "CPUPlace", "CUDAPlace"]
+           "CPUPlace", "CUDAPlace", "append_backward", "gradients", "save_inference_model",
+           "load_inference_model", "save", "load", "load_program_state", "set_program_state",
+           "Print"]

@@ -1,0 +1,299 @@
+"""``sampan.jit.load(path_prefix)`` -> ``TranslatedLayer``: a saved model as an
+``nn.Layer``.
+
+Loading reads ``path.pdmodel`` and ``path.pdiparams`` strictly (``save_load``),
+and every ``path.<method>.pdmodel`` (+ ``path.<method>.pdiparams``) beside them
+as an extra method.  Each persistable becomes one eager tensor shared by all
+methods, renamed as Paddle does (``linear_0.w_0`` -> ``linear_0.w_0.load_0``, in the
+programs too, so it never clashes with layers built later; ``jit.save`` writes the
+original names back): a *parameter* (``Parameter``, trainable unless
+``.pdiparams.info`` says otherwise) when some op reads it and none writes it
+(Paddle's rule), else a *buffer* (BatchNorm running statistics).
+
+Each method's program is the saved one without its feed/fetch ops and without
+the ``save_infer_model/scale_<k>`` output copies (as Paddle's loader keeps it,
+and what ``program()`` returns); a call runs it through the partial program of
+``jit`` (``PartialProgram``) with the layer's tensors bound to its persistables
+(no copies): forward only when no gradient is needed, else forward + one grad
+node whose backward runs the program's backward, so ``loss.backward()`` and an
+optimizer fine-tune the loaded parameters.  ``train()`` runs a copy whose
+``is_test`` attributes are false (dropout active, batch norm on batch
+statistics, running statistics updated), ``eval()`` the saved inference program.
+"""
+import os
+
+import numpy as np
+
+from ..dygraph.tensor import Tensor, Parameter
+from ..nn.layer.layers import Layer
+from ..save_load.fileio import FormatError
+from ..save_load.params_info import read_params_info
+from ..save_load.program_io import feed_fetch_targets, load_params, read_program
+from ..save_load.prune import OUTPUT_PREFIX
+from ..static.data import InputSpec
+from ..utils import unique_name
+
+__all__ = ["TranslatedLayer", "load"]
+
+_HOLDERS = ("feed", "fetch", "fetch_v2")
+LOADED_SUFFIX = ".load"
+
+
+class _Concrete:
+    """What ``PartialProgram`` reads of a concrete program."""
+
+    def __init__(self, main_program, inputs, outputs):
+        self.main_program, self.inputs, self.outputs = main_program, inputs, outputs
+
+
+class _Method:
+    """One loaded program: its inference/training copies and their runners."""
+
+    def __init__(self, name, program, feeds, fetches, tensors):
+        self.name = name
+        self.program, outs = _strip(program, fetches)
+        _restore_xshape(self.program)
+        self.feeds, self.fetches = list(feeds), outs
+        block = self.program.global_block()
+        self.input_vars = [block.var(n) for n in self.feeds]
+        for v in self.input_vars:          # ids and masks take no gradient
+            if v.np_dtype is None or v.np_dtype.kind not in "fc":
+                v.stop_gradient = True
+        used = {n for b in self.program.blocks for op in b.ops
+                for n in op.input_arg_names + op.output_arg_names}
+        self.program._bound = {n: t for n, t in tensors.items() if n in used}
+        self.train_program = self.program.clone()
+        for b in self.train_program.blocks:
+            for op in b.ops:
+                if op.has_attr("is_test"):
+                    op._set_attr("is_test", False)
+        self._runners = {}
+
+    def runner(self, training):
+        pp = self._runners.get(training)
+        if pp is None:
+            from .partial_program import PartialProgram
+            prog = self.train_program if training else self.program
+            block = prog.global_block()
+            concrete = _Concrete(prog, [block.var(n) for n in self.feeds],
+                                 [block.var(n) for n in self.fetches])
+            pp = self._runners[training] = PartialProgram(concrete)
+        return pp
+
+
+def _strip(program, fetches):
+    """A copy without feed/fetch ops and the saver's output copies; returns it and
+    the names its outputs now have."""
+    p = program.clone()
+    block = p.global_block()
+    producer = {n: op for op in block.ops for n in op.output_arg_names}
+    reads = {}
+    for b in p.blocks:
+        for op in b.ops:
+            if op.type not in _HOLDERS:
+                for n in op.input_arg_names:
+                    reads[n] = reads.get(n, 0) + 1
+    outs, drop, gone = [], set(), []
+    for name in fetches:
+        op = producer.get(name)
+        if (op is not None and op.type == "scale" and name.startswith(OUTPUT_PREFIX)
+                and not reads.get(name) and not op.input("ScaleTensor")
+                and op.attr("scale") == 1.0 and op.attr("bias") == 0.0):
+            drop.add(id(op))
+            gone.append(name)
+            name = op.input("X")[0]
+        outs.append(name)
+    for i in range(len(block.ops) - 1, -1, -1):
+        if block.ops[i].type in _HOLDERS or id(block.ops[i]) in drop:
+            block._remove_op(i)
+    for name in gone:               # a re-save names its copies afresh, as Paddle does
+        if name not in outs and block.has_var(name):
+            block._remove_var(name)
+    return p, outs
+
+
+def _restore_xshape(program):
+    """Give back the ``XShape`` outputs Paddle's savers leave off ``transpose2`` /
+    ``flatten_contiguous_range`` (FORMAT.md §5.6): their grad ops read them."""
+    for b in program.blocks:
+        for op in list(b.ops):
+            od = op.opdef
+            if od is None or "XShape" not in od.output_index or op.output("XShape"):
+                continue
+            x = b._var_recursive(op.input("X")[0])
+            name, k = f"{op.output('Out')[0]}.xshape", 0
+            while b._find_var_recursive(name) is not None:
+                k += 1
+                name = f"{op.output('Out')[0]}.xshape_{k}"
+            b.create_var(name=name, shape=(0,) + tuple(x.shape), dtype=x.np_dtype)
+            op.set_output("XShape", [name])
+
+
+def _is_parameter(name, programs):
+    """Paddle's rule: read by some op, written by none."""
+    read = written = False
+    for p in programs:
+        for b in p.blocks:
+            for op in b.ops:
+                if op.type in _HOLDERS:
+                    continue
+                read = read or name in op.input_arg_names
+                written = written or name in op.output_arg_names
+    return read and not written
+
+
+class TranslatedLayer(Layer):
+    """A loaded model (see module docstring)."""
+
+    def __init__(self, methods, tensors, info=None, saved_names=None):
+        super().__init__()
+        self._methods = methods
+        self._tensors = tensors
+        self._info = info or {}
+        self._saved_names = saved_names or {n: n for n in tensors}   # loaded -> file name
+        for name, t in tensors.items():
+            attr = name.replace(".", "_").replace("/", "_")
+            if isinstance(t, Parameter):
+                self.add_parameter(attr, t)
+            else:
+                self.register_buffer(attr, t)
+        for mname in methods:
+            if mname != "forward":
+                object.__setattr__(self, mname, _bound_method(self, mname))
+
+    def forward(self, *inputs):
+        return self._call("forward", inputs)
+
+    def _call(self, mname, inputs):
+        m = self._methods[mname]
+        if len(inputs) != len(m.feeds):
+            raise ValueError(f"the loaded '{mname}' takes {len(m.feeds)} input(s) "
+                             f"{m.feeds}, got {len(inputs)}")
+        if any(getattr(x, "is_static_variable", False) for x in inputs):
+            raise NotImplementedError(
+                f"a jit.load-ed TranslatedLayer cannot be called on static Variables (inside "
+                f"@to_static or static mode) yet; call its '{mname}' eagerly")
+        args = [_as_tensor(x, v) for x, v in zip(inputs, m.input_vars)]
+        outs = m.runner(self.training)(args)
+        return outs[0] if len(outs) == 1 else outs
+
+    def program(self, method_name="forward"):
+        """The method's program (saved program without feed/fetch and output copies)."""
+        return self._method(method_name).program
+
+    def _method(self, name):
+        try:
+            return self._methods[name]
+        except KeyError:
+            raise ValueError(f"the loaded model has no method '{name}'; it has "
+                             f"{sorted(self._methods)}") from None
+
+    def _input_spec(self, method_name="forward"):
+        return [InputSpec(v.shape, v.np_dtype, v.name)
+                for v in self._method(method_name).input_vars]
+
+    def _output_spec(self, method_name="forward"):
+        m = self._method(method_name)
+        block = m.program.global_block()
+        return [InputSpec(block.var(n).shape, block.var(n).np_dtype, n) for n in m.fetches]
+
+    @property
+    def persistable_tensors(self):
+        """{variable name: eager tensor} of every persistable (sampan extra)."""
+        return dict(self._tensors)
+
+
+def _bound_method(layer, mname):
+    def call(*inputs):
+        return layer._call(mname, inputs)
+    call.__name__ = mname
+    return call
+
+
+def _as_tensor(x, var):
+    t = x if isinstance(x, Tensor) else Tensor(np.asarray(x))
+    want = var.np_dtype
+    if want is not None and t._data.dtype != want:
+        raise ValueError(f"input '{var.name}' expects {want} data, got {t._data.dtype}")
+    dims = var.shape
+    shape = t._data.shape
+    if dims and (len(dims) != len(shape) or any(d >= 0 and d != s
+                                                 for d, s in zip(dims, shape))):
+        raise ValueError(f"input '{var.name}' expects shape {list(dims)} (-1: any size), got "
+                         f"{list(shape)}")
+    return t
+
+
+def _method_files(prefix):
+    """{method name: (model path, params path)}, 'forward' first."""
+    folder = os.path.dirname(prefix) or "."
+    base = os.path.basename(prefix)
+    found = {"forward": (prefix + ".pdmodel", prefix + ".pdiparams")}
+    for f in sorted(os.listdir(folder)):
+        if f.startswith(base + ".") and f.endswith(".pdmodel"):
+            mid = f[len(base) + 1:-len(".pdmodel")]
+            if mid and "." not in mid and mid != "forward":
+                stem = os.path.join(folder, base + "." + mid)
+                found[mid] = (stem + ".pdmodel", stem + ".pdiparams")
+    return found
+
+
+def load(path, **configs):
+    """Load a model saved by ``jit.save`` (or Paddle) as a ``TranslatedLayer``."""
+    prefix = os.fspath(path)
+    if prefix.endswith(".pdmodel"):
+        prefix = prefix[:-len(".pdmodel")]
+    if configs.get("model_filename"):
+        prefix = os.path.join(prefix, configs["model_filename"][:-len(".pdmodel")]
+                              if configs["model_filename"].endswith(".pdmodel")
+                              else configs["model_filename"])
+    if not os.path.isfile(prefix + ".pdmodel"):
+        raise ValueError(f"The ``path`` ({path}) to load model not exists: "
+                         f"{prefix}.pdmodel is not a file.")
+    loaded, arrays = {}, {}
+    for mname, (model, pfile) in _method_files(prefix).items():
+        program = read_program(model)
+        feeds, fetches = feed_fetch_targets(program, model)
+        params = load_params(program, pfile, model)
+        for n, a in params.items():
+            if n in arrays and (arrays[n].shape != a.shape or arrays[n].dtype != a.dtype):
+                raise FormatError(f"{pfile}: tensor '{n}' is {a.dtype}{list(a.shape)}, but "
+                                  f"another method's file has it as "
+                                  f"{arrays[n].dtype}{list(arrays[n].shape)}")
+            arrays.setdefault(n, a)
+        loaded[mname] = (program, feeds, fetches)
+    # loaded persistables get Paddle's ``<name>.load_<n>`` names, so they never clash
+    # with the parameters of layers built later in this process (jit.save strips them)
+    renamed = {n: unique_name.generate_with_ignorable_key(n + LOADED_SUFFIX)
+               for n in sorted(arrays)}
+    for program, _, _ in loaded.values():
+        rename_vars(program, renamed)
+    info_path = prefix + ".pdiparams.info"
+    info = read_params_info(info_path) if os.path.isfile(info_path) else {}
+    programs = [p for p, _, _ in loaded.values()]
+    tensors = {}
+    for n in sorted(arrays):
+        entry, new = info.get(n, {}), renamed[n]
+        if _is_parameter(new, programs):
+            trainable = entry.get("trainable", not entry.get("stop_gradient", False))
+            t = Parameter(arrays[n], name=new, trainable=trainable)
+        else:
+            t = Tensor(arrays[n], stop_gradient=True, name=new)
+            t.persistable = True
+        tensors[new] = t
+    methods = {m: _Method(m, p, f, o, tensors) for m, (p, f, o) in loaded.items()}
+    return TranslatedLayer(methods, tensors, info, {v: k for k, v in renamed.items()})
+
+
+def rename_vars(program, mapping):
+    """Rename variables everywhere in ``program`` (declarations and every op's uses)."""
+    for b in program.blocks:
+        for old, new in mapping.items():
+            v = b.vars.get(old)
+            if v is not None:
+                b._rename_var_desc(v, new)
+        for op in b.ops:
+            for old in set(op.input_arg_names) & mapping.keys():
+                op._rename_input(old, mapping[old])
+            for old in set(op.output_arg_names) & mapping.keys():
+                op._rename_output(old, mapping[old])

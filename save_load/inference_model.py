@@ -1,0 +1,178 @@
+"""``sampan.static.save_inference_model`` / ``load_inference_model`` and the
+writer every saver shares (``write_model``).
+
+Saving: the program becomes an inference program (``prune.inference_program``:
+test mode, only what the outputs need, Paddle's feed/fetch/scale layout), its
+persistables are taken from the scope (or from the eager tensors bound to the
+program), checked against their variables, and written as ``<prefix>.pdiparams``
+(sorted by name; no file when there are none) then ``<prefix>.pdmodel``, each
+to a temp name renamed into place.  ``save_inference_model`` writes no
+``.pdiparams.info`` (as Paddle's static saver); ``jit.save`` passes one.
+
+Loading is strict (``program_io``): any fault raises ``FormatError`` naming
+the file and the variable; parameters go into the global scope.
+"""
+import os
+
+import numpy as np
+
+from ..executor.scope import global_scope
+from ..static.program_guard import default_main_program
+from ..static.variable import tensor_desc
+from ..ops.dtypes import ENUM_TO_NP
+from . import pdiparams
+from .params_info import write_params_info
+from .program_io import (feed_fetch_targets, load_params, model_paths, parse_program,
+                         persistable_names, read_program, write_program)
+from .prune import inference_program
+
+__all__ = ["save_inference_model", "load_inference_model", "write_model", "scope_values",
+           "normalize_prefix"]
+
+
+# ----------------------------------------------------------------- saving
+def normalize_prefix(path_prefix):
+    """Paddle's checks on a save prefix: a non-empty path that is not a directory."""
+    if not isinstance(path_prefix, (str, os.PathLike)):
+        raise ValueError(f"path_prefix must be a str, got {type(path_prefix).__name__}")
+    path_prefix = os.fspath(path_prefix)
+    if not path_prefix or path_prefix.endswith(("/", os.sep)) or os.path.isdir(path_prefix):
+        raise ValueError(f"'path_prefix' should not be a directory: {path_prefix!r}; give "
+                         f"a prefix like 'dir/model' (writes dir/model.pdmodel ...)")
+    return os.path.normpath(path_prefix)
+
+
+def _var_list(vs, what):
+    if vs is None:
+        raise ValueError(f"{what} must be a Variable or a list of Variables, got None")
+    if not isinstance(vs, (list, tuple)):
+        vs = [vs]
+    out = []
+    for v in vs:
+        if not getattr(v, "is_static_variable", False):
+            raise ValueError(f"{what} must hold static Variables (from static.data or the "
+                             f"ops of the program), got {type(v).__name__}")
+        out.append(v.name)
+    return out
+
+
+def scope_values(program, scope=None):
+    """{name: ndarray} of the program's persistables: eager tensors bound to the
+    program first, then the scope; checked against the variables' dtype/shape."""
+    scope = global_scope() if scope is None else scope
+    bound = getattr(program, "_bound", {}) or {}
+    out = {}
+    for name in persistable_names(program):
+        t = bound.get(name)
+        if t is not None:
+            a = t._data
+        else:
+            sv = scope.find_var(name)
+            a = sv.get() if sv is not None else None
+        if a is None:
+            raise ValueError(f"persistable variable '{name}' has no value in the scope; run "
+                             f"the startup program (exe.run(startup_program)) before saving")
+        a = np.asarray(a) if type(a) is np.ndarray else np.asarray(_to_cpu(a))
+        _check_value(program, name, a)
+        out[name] = a
+    return out
+
+
+def _to_cpu(a):
+    from ..kernels.transform import to_backend
+    return to_backend(a, "CPU")
+
+
+def _check_value(program, name, a):
+    for b in program.blocks:
+        v = b.vars.get(name)
+        if v is None:
+            continue
+        td = tensor_desc(v.desc)
+        want = ENUM_TO_NP.get(td.data_type) if td is not None else None
+        dims = list(td.dims) if td is not None else []
+        if want is not None and a.dtype != want:
+            raise ValueError(f"persistable '{name}' holds {a.dtype} values, its variable is "
+                             f"{want}")
+        if len(dims) != a.ndim or any(d != -1 and d != s for d, s in zip(dims, a.shape)):
+            raise ValueError(f"persistable '{name}' holds shape {list(a.shape)}, its "
+                             f"variable is declared {dims}")
+        return
+
+
+def write_model(path_prefix, program, params, info=None):
+    """Write ``<prefix>.pdiparams`` (if any params), ``.pdiparams.info`` (if ``info``)
+    and ``<prefix>.pdmodel`` (last: it is what makes the model loadable), each
+    atomically.  Stale params files of an earlier save at this prefix are removed
+    when the program has none.  Returns the written paths."""
+    model, pfile = path_prefix + ".pdmodel", path_prefix + ".pdiparams"
+    names = persistable_names(program)
+    if sorted(params) != names:
+        raise ValueError(f"params {sorted(params)[:5]} do not match the program's "
+                         f"persistables {names[:5]}")
+    written = []
+    if names:
+        pdiparams.save_pdiparams(pfile, params)
+        written.append(pfile)
+        if info is not None:
+            write_params_info(pfile + ".info", info)
+            written.append(pfile + ".info")
+    else:
+        for stale in (pfile, pfile + ".info"):
+            if os.path.isfile(stale):
+                os.remove(stale)
+    write_program(model, program)
+    written.append(model)
+    return written
+
+
+def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, **kwargs):
+    """Save the part of ``program`` (default: the main program) that computes
+    ``fetch_vars`` from ``feed_vars`` as ``<path_prefix>.pdmodel`` + ``.pdiparams``."""
+    path_prefix = normalize_prefix(path_prefix)
+    feed_names = _var_list(feed_vars, "feed_vars")
+    fetch_names = _var_list(fetch_vars, "fetch_vars")
+    program = kwargs.get("program")
+    program = default_main_program() if program is None else program
+    program = getattr(program, "_program", program)
+    scope = kwargs.get("scope")          # (sampan extra) default: the global scope
+    infer, _ = inference_program(program, feed_names, fetch_names,
+                                 clip_extra=kwargs.get("clip_extra", True))
+    infer._bound = {k: t for k, t in getattr(program, "_bound", {}).items()}
+    params = scope_values(infer, scope)
+    infer._bound = {}
+    return write_model(path_prefix, infer, params)
+
+
+# ----------------------------------------------------------------- loading
+def _set_in_scope(scope, params):
+    for name, arr in params.items():
+        sv = scope.var(name)
+        if sv._bound is not None:       # stood for an eager tensor: stop writing through it
+            sv.bind(None)
+        sv.set(arr)
+
+
+def load_inference_model(path_prefix, executor, **kwargs):
+    """``[program, feed_target_names, fetch_targets]`` of a saved inference model;
+    its parameters are loaded into the global scope."""
+    model_filename = kwargs.get("model_filename")
+    params_filename = kwargs.get("params_filename")
+    if path_prefix is None:             # Paddle: the two kwargs hold the files' bytes
+        if not isinstance(model_filename, (bytes, bytearray)):
+            raise ValueError("with path_prefix=None, model_filename must hold the model's "
+                             "bytes")
+        program = parse_program(model_filename, "<model bytes>")
+        params = load_params(program, params_filename or b"", "<model bytes>")
+        where = "<model bytes>"
+    else:
+        if not isinstance(path_prefix, (str, os.PathLike)):
+            raise ValueError(f"path_prefix must be a str, got {type(path_prefix).__name__}")
+        model, pfile = model_paths(os.fspath(path_prefix), model_filename, params_filename)
+        program = read_program(model)
+        params = load_params(program, pfile, model)
+        where = model
+    feeds, fetches = feed_fetch_targets(program, where)
+    _set_in_scope(global_scope(), params)
+    block = program.global_block()
+    return [program, list(feeds), [block.var(n) for n in fetches]]
