@@ -92,8 +92,14 @@ class Interpreter:
                 if a is None:
                     raise self._uninitialized(plan.persist_read[k])
             inputs.append(a)
-        for name, dtype, shape in self._feeds:
-            inputs.append(self._feed_value(name, dtype, shape, feed[name]))
+        try:
+            for name, dtype, shape in self._feeds:
+                inputs.append(self._feed_value(name, dtype, shape, feed[name]))
+        except KeyError:
+            missing = [n for n, _, _ in self._feeds if n not in feed]
+            if not missing:
+                raise
+            raise self._missing_feed(plan.index[missing[0]]) from None
         for name in self._external:
             sv = self.scope.find_var(name)
             if sv is None or sv.get() is None:

@@ -23,7 +23,7 @@ from ..ops import OpError
 from ..ops.grad_rules import grad_steps
 from ..utils import unique_name
 from . import attrs as A
-from .backward_path import find_path
+from .backward_path import find_path, ZERO_GRAD_OPS
 from .variable import VarType
 
 GRAD = "@GRAD"
@@ -178,6 +178,8 @@ class _Pass:
 
     def _emit_records(self, op, out_grads):
         fwd = op.opdef
+        if op.type in ZERO_GRAD_OPS and (fwd is None or fwd.grad is None):
+            return      # e.g. a zero initialiser of a variable a loop carries later
         if fwd is None or fwd.grad is None:
             raise OpError(f"backward: op '{op.type}' (block {op.block.idx}) lies on the path "
                           f"to the loss but has no gradient rule; mark its inputs "

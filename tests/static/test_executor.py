@@ -337,3 +337,21 @@ def test_redeclaring_a_variable_must_agree(prog):
     assert static.data("x", [2], "float32") is x
     with pytest.raises(ValueError, match="already exists with shape"):
         static.data("x", [3], "float32")
+
+
+def test_loaded_program_run_without_its_feed_names_the_feed():
+    """A program carrying feed ops (a loaded model) run with feed={} raises a
+    clear error naming the missing feed, not a bare KeyError."""
+    import os
+    import sampan as paddle
+    prefix = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "..", "shared", "paddle-reference", "models", "lenet",
+        "model")
+    exe = paddle.static.Executor()
+    paddle.enable_static()
+    try:
+        prog, feeds, fetches = paddle.static.load_inference_model(prefix, exe)
+        with pytest.raises(ValueError, match=feeds[0]):
+            exe.run(prog, feed={}, fetch_list=fetches)
+    finally:
+        paddle.disable_static()
