@@ -302,7 +302,8 @@ def _run_node(node, gouts, m, pending, deps, ready, capture, results, leaves):
         if op.grad is None:
             raise OpError(f"op '{op.type}' has no gradient rule: higher-order gradients "
                           f"through '{op.type}' are not supported")
-        in_grads = _compute_input_grads(node, gouts, m)
+        py = getattr(op, "py_backward", None)      # a Python backward (py_node.py)
+        in_grads = _compute_input_grads(node, gouts, m) if py is None else py(node, gouts, m)
     # deliver, and release the producers' dependency counts on every edge
     for i, t in enumerate(node.ins):
         if t is None:

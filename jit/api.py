@@ -1,0 +1,39 @@
+"""``paddle.jit.to_static``: the decorator.
+
+    @to_static                      # bare
+    @to_static(input_spec=[...])    # with arguments
+    to_static(fn) / to_static(obj.method) / to_static(layer)
+
+On a Layer, its ``forward`` is replaced by a StaticFunction bound to it and
+the Layer itself is returned.  ``full_graph`` is accepted (sampan always
+converts the whole function); ``backend`` must be None (or "CINN", accepted
+and ignored); ``build_strategy`` is kept for the record.
+"""
+from .static_function import StaticFunction
+
+__all__ = ["to_static"]
+
+_KNOWN = {"full_graph", "property"}
+
+
+def to_static(function=None, input_spec=None, build_strategy=None, backend=None, **kwargs):
+    unknown = set(kwargs) - _KNOWN
+    if unknown:
+        raise TypeError(f"to_static() got unexpected keyword argument(s) {sorted(unknown)}")
+    if backend not in (None, "CINN"):
+        raise ValueError(f"to_static: backend must be None or 'CINN', got {backend!r}")
+    full_graph = kwargs.get("full_graph", True)
+
+    def decorate(fn):
+        from ..nn.layer.layers import Layer
+        if isinstance(fn, Layer):
+            fn.forward = StaticFunction(fn.forward, input_spec, build_strategy, backend,
+                                        full_graph)
+            return fn
+        if isinstance(fn, StaticFunction) and input_spec is None:
+            return fn
+        return StaticFunction(fn, input_spec, build_strategy, backend, full_graph)
+
+    if function is not None:
+        return decorate(function)
+    return decorate

@@ -1,0 +1,323 @@
+"""The partial program: runs a ConcreteProgram for eager callers.
+
+Planned once per concrete program, lazily, in one of two shapes:
+
+- forward only (no gradient needed: grad mode off, or no input and no
+  parameter needs one): the program's interpreter fetches the outputs;
+- training: the backward is built once with ``static.gradients(outputs,
+  inputs + params, target_gradients=<out@GRAD data>)`` on a copy of the
+  program; one interpreter plans the forward ops of that copy and also
+  fetches the forward values the backward ops read (``saved``: intermediates,
+  a loop's step scopes), another plans the backward ops.  A call runs the
+  forward and records ONE grad node on the eager tape (``dygraph/py_node.py``)
+  holding the saved values; ``loss.backward()`` runs the backward interpreter
+  in that node and delivers the gradients to the inputs and the eager
+  parameters, so ``optimizer.step()`` works unchanged.
+
+Values never go through a scope: each interpreter's runner takes its loaded
+values as a list (persistables first, read from the bound eager tensors'
+arrays, then the feeds), in an order fixed at plan time; persistables the
+program writes (batch-norm running statistics) are stored back into the
+bound tensors.  So a call is: gather arrays -> run -> wrap outputs.
+"""
+import numpy as np
+
+from ..dygraph import engine as _engine
+from ..dygraph.tensor import Tensor
+from ..dygraph.py_node import PyOp, record
+from ..kernels.registry import CPU
+from ..kernels.transform import backend_of
+from ..ops import set_static_mode, in_static_mode
+from ..static.program_guard import program_guard
+from ..static.data import data
+from ..static.variable import VarType
+from ..executor.executor import Interpreter, ExecutionConfig
+from ..executor.scope import Scope
+
+__all__ = ["PartialProgram"]
+
+_GRAD_ENABLED = _engine.GRAD_ENABLED
+LOD_TENSOR_ARRAY = VarType.LOD_TENSOR_ARRAY
+_CONFIG = ExecutionConfig()
+
+
+class _Planned:
+    """One program planned for fixed feeds/fetches, with the sources of its
+    persistables resolved to the bound eager tensors."""
+    __slots__ = ("interp", "run", "persist_in", "persist_out", "n_fetch", "program")
+
+    def __init__(self, program, feed_names, fetch_names, bound, backend):
+        self.program = program
+        scope = Scope()
+        self.interp = interp = Interpreter(program, tuple(feed_names), tuple(fetch_names),
+                                           scope, backend, _CONFIG)
+        interp.bind(bound)          # anything reading the scope sees the live tensors
+        plan = interp.plan
+        self.run = interp.runner
+        self.persist_in = [_bound(bound, plan.names[i], program) for i in plan.persist_read]
+        self.persist_out = [_bound(bound, plan.names[i], program)
+                            for i in plan.persist_written]
+        self.n_fetch = len(plan.fetch_idx)
+        if plan.external:
+            names = [plan.names[i] for i in plan.external]
+            raise RuntimeError(f"to_static: the program reads {names} before writing them "
+                               f"and they are neither inputs nor parameters")
+
+    def explain(self):
+        return self.interp.explain()
+
+
+def _bound(bound, name, program):
+    t = bound.get(name)
+    if t is None:
+        raise RuntimeError(
+            f"to_static: persistable variable '{name}' of the traced program is not an "
+            f"eager tensor (a Layer parameter or buffer); create parameters in the "
+            f"Layer's __init__, not inside the converted function")
+    return t
+
+
+class PartialProgram:
+    """Runs one ConcreteProgram; ``__call__(inputs) -> list of output Tensors``."""
+
+    def __init__(self, concrete):
+        self.concrete = concrete
+        program = concrete.main_program
+        self.bound = program.bound_tensors
+        self.feed_names = [v.name for v in concrete.inputs]
+        self.out_names = [v.name for v in concrete.outputs]
+        sgs = getattr(concrete, "input_stop_gradients", None) or \
+            [v.stop_gradient for v in concrete.inputs]
+        self.input_needs_grad = [not sg for sg in sgs]
+        self.any_input_grad = any(self.input_needs_grad)
+        self.grad_params = [t for t in self.bound.values() if not t.stop_gradient]
+        # outputs that can carry a gradient (one node slot per distinct variable)
+        sources = {n for n, need in zip(self.feed_names, self.input_needs_grad) if need}
+        sources.update(n for n, t in self.bound.items() if not t.stop_gradient)
+        carry = _carrying(program, sources)
+        slots, self.out_slot = {}, []
+        for v in concrete.outputs:
+            diff = (not v.stop_gradient) if carry is None else v.name in carry
+            if not diff or v.persistable or v.np_dtype is None or \
+                    v.np_dtype.kind not in "fc":
+                self.out_slot.append(-1)
+            else:
+                self.out_slot.append(slots.setdefault(v.name, len(slots)))
+        self.diff_outs = list(slots)
+        # outputs that are tensor arrays come back as lists of tensors
+        self.array_outs = [k for k, v in enumerate(concrete.outputs) if v.type == LOD_TENSOR_ARRAY]
+        self._forward = None
+        self._train = None
+        self._backend = None
+
+    # ------------------------------------------------------------- calling
+    def __call__(self, inputs):
+        if _GRAD_ENABLED[0] and self.diff_outs and (self.any_input_grad or
+                                                    _any_trainable(self.grad_params)):
+            return self._call_train(inputs)
+        fwd = self._forward or self._plan_forward(inputs)
+        arrays = [t._data for t in fwd.persist_in]
+        arrays += [t._data for t in inputs]
+        outs = fwd.run(arrays)
+        n = fwd.n_fetch
+        for t, a in zip(fwd.persist_out, outs[n:]):
+            t._data = a
+        if self.array_outs:
+            return self._with_arrays(outs[:n])
+        return [Tensor(a) for a in outs[:n]]
+
+    def _with_arrays(self, outs):
+        arrays = set(self.array_outs)
+        return [[Tensor(x) for x in (a or [])] if k in arrays else Tensor(a)
+                for k, a in enumerate(outs)]
+
+    def _call_train(self, inputs):
+        tr = self._train or self._plan_train(inputs)
+        fwd, bwd = tr.forward, tr.backward
+        arrays = [t._data for t in fwd.persist_in]
+        feeds = [t._data for t in inputs]
+        outs = fwd.run(arrays + feeds)
+        n = fwd.n_fetch
+        for t, a in zip(fwd.persist_out, outs[n:]):
+            t._data = a
+        n_out = tr.n_out
+        saved = (outs[n_out:n], [t._data for t in bwd.persist_in],
+                 [feeds[i] for i in tr.fed_back])
+        ins = [inputs[i] for i in tr.grad_inputs] + self.grad_params
+        diff_arrays = [outs[i] for i in tr.slot_first]
+        node = record(tr.op, ins, saved, diff_arrays)
+        result = []
+        for k, slot in enumerate(self.out_slot):
+            a = outs[k]
+            result.append(Tensor(a) if slot < 0 else Tensor(a, False, node, slot))
+        if self.array_outs:
+            for k in self.array_outs:
+                result[k] = [Tensor(x) for x in (outs[k] or [])]
+        return result
+
+    # ------------------------------------------------------------- planning
+    def backend(self, inputs):
+        if self._backend is None:
+            arrays = [t._data for t in inputs] + [t._data for t in self.bound.values()]
+            self._backend = next((backend_of(a) for a in arrays if a is not None), CPU)
+        return self._backend
+
+    def _plan_forward(self, inputs):
+        self._forward = _Planned(self.concrete.main_program, self.feed_names, self.out_names,
+                                 self.bound, self.backend(inputs))
+        return self._forward
+
+    def _plan_train(self, inputs):
+        self._train = _Train(self, self.backend(inputs))
+        return self._train
+
+    def explain(self):
+        """The plans built so far, as text."""
+        parts = []
+        if self._forward is not None:
+            parts.append("forward:\n" + self._forward.explain())
+        if self._train is not None:
+            parts.append("training forward:\n" + self._train.forward.explain())
+            parts.append("backward:\n" + self._train.backward.explain())
+        return "\n\n".join(parts)
+
+    @property
+    def backward_program(self):
+        """The program holding forward and backward ops (None before the
+        first call that needed gradients)."""
+        return None if self._train is None else self._train.backward_program
+
+
+def _carrying(program, sources):
+    """Names of the variables that carry a gradient from ``sources`` (the static
+    backward's own path analysis; a loop variable written in a while body is
+    not marked by its stop_gradient flag), or None when it cannot tell."""
+    try:
+        from ..static.backward_path import find_path
+        from ..static import backward
+        builders = getattr(backward, "BUILDERS", None) or getattr(backward, "_BUILDERS")
+        block = program.global_block()
+        _, carry = find_path(block.ops, [], set(sources), set(), block._find_var_recursive,
+                             builders, True)
+        return carry
+    except Exception:
+        return None
+
+
+def _any_trainable(params):
+    for t in params:
+        if not t.stop_gradient:
+            return True
+    return False
+
+
+class _Train:
+    """Forward (outputs + saved values) and backward interpreters of one
+    concrete program, and the grad-node op whose backward runs the latter."""
+
+    def __init__(self, pp, backend):
+        from ..static.backward import gradients
+        concrete = pp.concrete
+        full = concrete.main_program.clone()
+        block = full.global_block()
+        n_fwd = len(block.ops)
+        fwd_vars = [block.var(n) for n in pp.feed_names]
+        self.grad_inputs = [i for i, need in enumerate(pp.input_needs_grad) if need]
+        bound_names = {id(t): n for n, t in pp.bound.items()}
+        param_vars = [block.var(bound_names[id(t)]) for t in pp.grad_params]
+        targets = [block.var(n) for n in pp.diff_outs]
+        prev = in_static_mode()
+        with program_guard(full):
+            set_static_mode(True)
+            try:
+                tgrads = [data(_free_name(block, t.name + "@GRAD"), list(t.shape),
+                               t.np_dtype) for t in targets]
+                grads = gradients(targets, [fwd_vars[i] for i in self.grad_inputs]
+                                  + param_vars, target_gradients=tgrads)
+            finally:
+                set_static_mode(prev)
+        if len(block.ops) < n_fwd:
+            raise RuntimeError("to_static: building the backward removed forward ops")
+        fwd_ops, bwd_ops = block.ops[:n_fwd], block.ops[n_fwd:]
+        fwd_written = {n for op in fwd_ops for n in op.output_arg_names}
+        persist = {v.name for v in block.vars.values() if v.persistable}
+        reads, written = [], set()
+        for op in bwd_ops:
+            for n in op.input_arg_names:
+                if n not in written:
+                    reads.append(n)
+            written.update(op.output_arg_names)
+        reads = list(dict.fromkeys(reads))
+        feed_pos = {n: i for i, n in enumerate(pp.feed_names)}
+        tgrad_names = [t.name for t in tgrads]
+        # forward values the backward reads: produced ones (an input a loop
+        # overwrote included) come from the forward's fetches, untouched inputs
+        # from the call's own arrays
+        saved = [n for n in reads if n in fwd_written and n not in persist]
+        self.fed_back = [feed_pos[n] for n in reads if n in feed_pos and n not in fwd_written]
+        fed_back_names = [pp.feed_names[i] for i in self.fed_back]
+        self.grad_names = [None if g is None else g.name for g in grads]
+        fetch = [n for n in self.grad_names if n is not None]
+        # The forward runs the forward ops of the program that also holds the
+        # backward (control-flow ops keep the scopes their grads read only
+        # when such a reader exists); the backward runs the backward ops of a
+        # copy where the forward values it is given count as fed.
+        self.forward = _Planned(_View(block, fwd_ops), pp.feed_names, pp.out_names + saved,
+                                pp.bound, backend)
+        bprog = full.clone()
+        bblock = bprog.global_block()
+        for n in saved + fed_back_names:
+            bblock.var(n).is_data = True
+        self.backward = _Planned(_View(bblock, bblock.ops[n_fwd:]),
+                                 tgrad_names + saved + fed_back_names, fetch, pp.bound, backend)
+        self.backward_program = bprog
+        self.n_out = len(pp.out_names)
+        # first output index of each node slot (its array is the slot's forward value)
+        first = {}
+        for k, s in enumerate(pp.out_slot):
+            if s >= 0:
+                first.setdefault(s, k)
+        self.slot_first = [first[s] for s in range(len(pp.diff_outs))]
+        self.op = PyOp("run_program", len(pp.diff_outs), self._backward)
+
+    def _backward(self, node, gouts):
+        if node.arrays is None:
+            raise RuntimeError("trying to run backward through a to_static call a second "
+                               "time; pass retain_graph=True to the first backward")
+        saved, persist, fed = node.arrays
+        outs = node.outs
+        ins = list(persist)
+        for k, g in enumerate(gouts):
+            if g is None:
+                g = np.zeros_like(outs[k])
+            ins.append(g)
+        ins += saved
+        ins += fed
+        res = self.backward.run(ins)
+        grads, it = [], iter(res)
+        for name in self.grad_names:
+            grads.append(None if name is None else next(it))
+        return grads
+
+
+class _View:
+    """A program whose global block shows only some of its ops (what the
+    interpreter plans); everything else is the real block's."""
+
+    def __init__(self, block, ops):
+        self._block = block
+        self.ops = list(ops)
+
+    def global_block(self):
+        return self
+
+    def __getattr__(self, name):
+        return getattr(self._block, name)
+
+
+def _free_name(block, name):
+    base, n = name, 0
+    while block._find_var_recursive(name) is not None:
+        n += 1
+        name = f"{base}_{n}"
+    return name

@@ -1,0 +1,332 @@
+"""``StaticFunction``: what ``to_static`` returns.
+
+A call computes the input signature (``program_cache.Signature``), looks it up
+in this function's program cache, traces a new ConcreteProgram on a miss
+(converting the function's source once, ``jit.conversion``), and runs the
+entry's partial program.  The cached path is: key -> dict lookup ->
+interpreter run -> wrap outputs.
+
+Used on a method in a class body, it is a descriptor: each instance gets its
+own StaticFunction (its own programs, bound to its own parameters), kept in a
+weak per-instance table.  Called while a program is being built (inside
+another to_static trace, or in static mode), it runs the converted function
+inline, so its ops join the enclosing program.
+"""
+import functools
+import inspect
+import types
+import warnings
+import weakref
+
+from ..ops import in_static_mode
+from ..static.data import InputSpec
+from .program_cache import ProgramCache, Signature
+from .tracing import trace, rebuild_outputs, is_slot
+from .partial_program import PartialProgram
+
+__all__ = ["StaticFunction", "enable_to_static", "to_static_enabled"]
+
+_ENABLED = [True]
+
+
+def enable_to_static(enable_to_static_bool):
+    """``paddle.jit.enable_to_static``: False makes every StaticFunction run its
+    original (eager) function."""
+    if not isinstance(enable_to_static_bool, bool):
+        raise TypeError(f"enable_to_static expects a bool, got "
+                        f"{type(enable_to_static_bool).__name__}")
+    _ENABLED[0] = enable_to_static_bool
+
+
+def to_static_enabled():
+    return _ENABLED[0]
+
+
+# ----------------------------------------------------------------- conversion seam
+def _convert(fn):
+    """The converted function of ``fn`` (cached by ``jit.conversion``)."""
+    from .conversion import convert_function
+    if getattr(getattr(fn, "__code__", None), "co_name", None) == "<lambda>":
+        return fn                # one expression: traced as written
+    return convert_function(fn)
+
+
+def _source_of(fn):
+    from .conversion import converted_source
+    return converted_source(fn)
+
+
+def _map_error(exc):
+    """An exception from converted code, rewritten to show the user's line:
+    raised while tracing, its traceback has the converted frames; raised by
+    the executor, its instruction's op carries the user's line."""
+    from .errors import user_error
+    try:
+        new = user_error(exc)
+        if new is exc and getattr(exc, "instr", None) is not None:
+            new = _op_error(exc)
+        return new
+    except Exception:            # never hide the original error behind a mapping bug
+        return exc
+
+
+def _op_error(exc):
+    from .errors import Location, render
+    from .tracing import parse_source
+    p = parse_source(exc.instr.op.source)
+    if p is None or p[0].startswith("<") or getattr(exc, "_sampan_user_frames", None):
+        return exc
+    loc = Location(*p)
+    new = type(exc)(str(exc) + render([loc]), exc.instr, getattr(exc, "original", None))
+    new._sampan_user_frames = [loc]
+    return new.with_traceback(exc.__traceback__)
+
+
+class _Entry:
+    """One cached program: the ConcreteProgram and its partial program."""
+    __slots__ = ("concrete_program", "partial_program", "single", "template")
+
+    def __init__(self, concrete):
+        self.concrete_program = concrete
+        self.partial_program = PartialProgram(concrete)
+        self.template = concrete.template
+        self.single = is_slot(concrete.template)
+
+    def __iter__(self):          # Paddle's cache values unpack as (concrete, partial)
+        return iter((self.concrete_program, self.partial_program))
+
+
+# ----------------------------------------------------------------- the class
+class StaticFunction:
+    """A function (or a method bound to one instance) run as static programs."""
+
+    def __init__(self, function, input_spec=None, build_strategy=None, backend=None,
+                 full_graph=True, **kwargs):
+        if isinstance(function, StaticFunction):
+            input_spec = input_spec if input_spec is not None else function._input_spec
+            function = function.dygraph_function
+        if inspect.ismethod(function):
+            self._dygraph_function = function.__func__
+            self._class_instance = function.__self__
+        else:
+            self._dygraph_function = function
+            self._class_instance = None
+        if not callable(self._dygraph_function):
+            raise TypeError(f"to_static needs a function, a method or a Layer, got "
+                            f"{type(function).__name__}")
+        self._input_spec = _check_specs(input_spec)
+        self._build_strategy = build_strategy
+        self._backend = backend
+        self._full_graph = full_graph
+        self._kwargs = kwargs
+        self._program_cache = ProgramCache()
+        self._entries = self._program_cache._entries       # read on every call
+        self._descriptors = weakref.WeakKeyDictionary()
+        self._converted = None
+        names, defaults = _parameters(self._dygraph_function, self._class_instance is not None)
+        self._signature = Signature(names, self._input_spec, self._class_instance, defaults)
+        functools.update_wrapper(self, self._dygraph_function, updated=())
+
+    # ------------------------------------------------------------- binding
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        try:
+            sf = self._descriptors.get(instance)
+        except TypeError:        # an unhashable instance: no per-instance cache
+            return self._bound_to(instance)
+        if sf is None:
+            sf = self._descriptors[instance] = self._bound_to(instance)
+        return sf
+
+    def _bound_to(self, instance):
+        return StaticFunction(types.MethodType(self._dygraph_function, instance),
+                              self._input_spec, self._build_strategy, self._backend,
+                              self._full_graph, **self._kwargs)
+
+    # ------------------------------------------------------------- calling
+    def __call__(self, *args, **kwargs):
+        if not _ENABLED[0]:
+            return self.dygraph_function(*args, **kwargs)
+        if in_static_mode():     # building a program: run inline, ops join it
+            fn = self.converted_function
+            inst = self._class_instance
+            return fn(inst, *args, **kwargs) if inst is not None else fn(*args, **kwargs)
+        sig = self._signature
+        if kwargs or len(args) < sig.n_positional:
+            args, kwargs = sig.positional(args, kwargs)
+        key, inputs = sig.of(args, kwargs)
+        entry = self._entries.get(key)
+        if entry is None:
+            entry = self._trace(key, args, kwargs)
+        try:
+            outs = entry.partial_program(inputs)
+        except Exception as e:
+            mapped = _map_error(e)
+            if mapped is e:
+                raise
+            raise mapped from e
+        if entry.single:
+            return outs[0]
+        return rebuild_outputs(entry.template, outs)
+
+    def _trace(self, key, args, kwargs, specs_allowed=False):
+        if not specs_allowed and any(isinstance(x, InputSpec) for x in _leaves(args, kwargs)):
+            raise TypeError("InputSpec arguments are for get_concrete_program(); call the "
+                            "function with tensors")
+        self._program_cache.warn_if_too_many(key, self._signature, self.__name__)
+        try:
+            concrete = trace(self.converted_function, self._class_instance, args, kwargs,
+                             self._signature)
+        except Exception as e:
+            mapped = _map_error(e)
+            if mapped is e:
+                raise
+            raise mapped from e
+        entry = _Entry(concrete)
+        self._program_cache[key] = entry
+        return entry
+
+    # ------------------------------------------------------------- programs
+    def get_concrete_program(self, *args, **kwargs):
+        """``(ConcreteProgram, PartialProgram)`` for these arguments: tensors or
+        InputSpecs (default: the function's input_spec)."""
+        if not args and not kwargs:
+            if self._input_spec is None:
+                raise ValueError(f"get_concrete_program of '{self.__name__}' needs arguments "
+                                 f"(tensors or InputSpecs) or an input_spec in to_static")
+            args = tuple(self._input_spec)
+        args, kwargs = self._signature.positional(args, kwargs)
+        key, _ = self._signature.of(args, kwargs)
+        entry = self._program_cache.get(key)
+        if entry is None:
+            entry = self._trace(key, args, kwargs, specs_allowed=True)
+        return entry.concrete_program, entry.partial_program
+
+    @property
+    def concrete_program(self):
+        """The program for the input_spec, else the most recently traced one."""
+        if len(self._program_cache) == 0:
+            if self._input_spec is None:
+                raise ValueError(
+                    f"no program has been traced for '{self.__name__}' yet: call it with "
+                    f"tensors first, or give to_static an input_spec")
+            return self.get_concrete_program()[0]
+        if self._input_spec is not None:
+            return self.get_concrete_program()[0]
+        if len(self._program_cache) > 1:
+            warnings.warn(f"'{self.__name__}' has {len(self._program_cache)} cached programs; "
+                          f"the most recently traced one is returned", stacklevel=2)
+        return self._program_cache.last.concrete_program
+
+    def concrete_program_specify_input_spec(self, input_spec=None, **kwargs):
+        if input_spec is not None and len(self._program_cache) == 0 and \
+                self._input_spec is None:
+            return self.get_concrete_program(*input_spec)[0]
+        return self.concrete_program
+
+    @property
+    def program_cache(self):
+        return self._program_cache
+
+    def get_traced_count(self):
+        return len(self._program_cache)
+
+    @property
+    def inputs(self):
+        return self.concrete_program.inputs
+
+    @property
+    def outputs(self):
+        return self.concrete_program.outputs
+
+    @property
+    def main_program(self):
+        return self.concrete_program.main_program
+
+    # ------------------------------------------------------------- the function
+    @property
+    def dygraph_function(self):
+        """The original function (bound to its instance for methods)."""
+        if self._class_instance is not None:
+            return types.MethodType(self._dygraph_function, self._class_instance)
+        return self._dygraph_function
+
+    @property
+    def converted_function(self):
+        if self._converted is None:
+            self._converted = _convert(self._dygraph_function)
+        return self._converted
+
+    @property
+    def code(self):
+        """The converted source."""
+        return _source_of(self._dygraph_function)
+
+    @property
+    def function_spec(self):
+        return self._signature
+
+    @property
+    def input_spec(self):
+        return self._input_spec
+
+    def rollback(self):
+        """Undo ``to_static`` on a Layer's method (the instance runs its eager
+        method again); returns the original function."""
+        inst = self._class_instance
+        fn = self.dygraph_function
+        if inst is None:
+            return fn
+        name = self._dygraph_function.__name__
+        d = getattr(inst, "__dict__", {})
+        if d.get(name) is self:
+            del d[name]
+        if isinstance(getattr(type(inst), name, None), StaticFunction):
+            object.__setattr__(inst, name, fn)
+        return fn
+
+    def __repr__(self):
+        what = self._dygraph_function.__qualname__
+        return f"<StaticFunction {what}, {len(self._program_cache)} program(s)>"
+
+
+# ----------------------------------------------------------------- helpers
+def _check_specs(input_spec):
+    if input_spec is None:
+        return None
+    if isinstance(input_spec, InputSpec):
+        input_spec = [input_spec]
+    if not isinstance(input_spec, (list, tuple)):
+        raise TypeError(f"input_spec must be a list of InputSpec, got "
+                        f"{type(input_spec).__name__}")
+    return list(input_spec)
+
+
+def _parameters(fn, bound):
+    """Names of the positional parameters of ``fn`` (``self`` dropped for a
+    method) and their defaults."""
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return [], {}
+    if bound and params:
+        params = params[1:]
+    names, defaults = [], {}
+    for p in params:
+        if p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            break
+        names.append(p.name)
+        if p.default is not p.empty:
+            defaults[p.name] = p.default
+    return names, defaults
+
+
+def _leaves(args, kwargs):
+    for a in list(args) + list(kwargs.values()):
+        if isinstance(a, (list, tuple)):
+            yield from _leaves(a, {})
+        elif isinstance(a, dict):
+            yield from _leaves(list(a.values()), {})
+        else:
+            yield a
