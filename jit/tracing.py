@@ -26,7 +26,7 @@ from ..static.data import data, InputSpec
 from ..utils import unique_name
 
 __all__ = ["ConcreteProgram", "trace", "flatten_outputs", "rebuild_outputs",
-           "remap_callstacks", "parse_source"]
+           "parse_source"]
 
 
 class ConcreteProgram:
@@ -90,7 +90,6 @@ def trace(function, instance, args, kwargs, signature):
             template = flatten_outputs(out, outputs, program)
         finally:
             set_static_mode(prev)
-    remap_callstacks(program)
     concrete = ConcreteProgram(program, startup, feeds, outputs, template, function, kwargs)
     concrete.input_stop_gradients = feed_sg
     return concrete
@@ -164,24 +163,6 @@ def parse_source(text):
     """``(file, line, function)`` of an ``op_callstack`` entry, or None."""
     m = _SOURCE.match(text or "")
     return (m["file"], int(m["line"]), m["fn"]) if m else None
-
-
-def remap_callstacks(program):
-    """Ops built by converted code recorded the converted file's lines; point
-    their ``op_callstack`` at the user's own file and line instead."""
-    from .errors import map_location
-    for block in program.blocks:
-        for op in block.ops:
-            cs = op._attrs.get("op_callstack")
-            if not cs:
-                continue
-            new = []
-            for entry in cs:
-                p = parse_source(entry)
-                loc = map_location(p[0], p[1]) if p else None
-                new.append(str(loc) if loc is not None else entry)
-            if new != list(cs):
-                op._set_attr("op_callstack", new)
 
 
 # ----------------------------------------------------------------- outputs
