@@ -6,10 +6,23 @@ On a Python list the helpers mutate it in place, exactly as written.
     out.append(y)         ->    out = _jst.convert_append(out, y)
     y = out.pop()         ->    (out, y) = _jst.convert_pop(out)
     out.pop(0)            ->    (out, _jst_item_0) = _jst.convert_pop(out, 0)
+
+Reading an item of such a list goes through the runtime too, since after
+a loop on a tensor it may be a tensor array (``array_read``):
+
+    out[-1]               ->    _jst.convert_getitem(out, -1)
+    out[1:]               ->    _jst.convert_getitem(out, slice(1, None, None))
+
+Writing an item rebinds the container (a list, dict or tensor written in a
+branch or loop is then its state; a static tensor gets a new tensor):
+
+    out[0] = y            ->    out = _jst.convert_setitem(out, 0, y)
+    out[i] += y           ->    out = _jst.convert_setitem(out, i, out[i] + y)
 """
 import gast
 
-from . import templates
+from . import anno, templates
+from .analysis import _own_nodes
 from .base import Feature
 
 
@@ -22,8 +35,36 @@ def _method_call(expr, method):
     return None, None
 
 
+def _grown(fn):
+    """Names of ``fn`` whose ``append``/``pop`` methods it calls."""
+    names = set()
+    for n in _own_nodes(fn.body):
+        for method in ("append", "pop"):
+            lst, _ = _method_call(n, method)
+            if lst:
+                names.add(lst)
+    return names
+
+
 class Lists(Feature):
-    """List append/pop statements rebind the list (before calls are wrapped)."""
+    """List append/pop statements rebind the list (before calls are wrapped);
+    items of such lists are read through the runtime."""
+
+    def enter_FunctionDef(self, node):
+        sc = anno.get(node, "scope")
+        if sc is not None:
+            sc.grown_lists = _grown(node)
+        return node
+
+    enter_AsyncFunctionDef = enter_FunctionDef
+
+    def enter_Subscript(self, node):
+        sc = self.scope
+        if not (isinstance(node.ctx, gast.Load) and isinstance(node.value, gast.Name) and
+                node.value.id in getattr(sc, "grown_lists", ()) and self._local(node.value.id)):
+            return node
+        return templates.replace_expr("_jst.convert_getitem(lst, index)", origin=node,
+                                      lst=node.value.id, index=self._index(node))
 
     def _local(self, name):
         sc = self.scope
@@ -40,7 +81,41 @@ class Lists(Feature):
                                      lst=lst, junk=self.fresh("item"), args=call.args)[0]
         return node
 
+    def _index(self, node):
+        index = node.slice
+        if isinstance(index, gast.Slice):
+            none = gast.Constant(value=None, kind=None)
+            index = templates.replace_expr("slice(a, b, c)", origin=node,
+                                           a=index.lower or none, b=index.upper or none,
+                                           c=index.step or none)
+        return index
+
+    def _item_target(self, target):
+        """The container name when ``target`` is ``<local name>[...]``."""
+        if isinstance(target, gast.Subscript) and isinstance(target.value, gast.Name) and \
+                self._local(target.value.id):
+            return target.value.id
+        return None
+
+    def enter_AugAssign(self, node):
+        name = self._item_target(node.target)
+        index = node.target.slice if name else None
+        # only an index that is safe to evaluate twice
+        if name is None or not isinstance(index, (gast.Name, gast.Constant)):
+            return node
+        read = gast.Subscript(value=gast.Name(id=name, ctx=gast.Load(), annotation=None,
+                                              type_comment=None),
+                              slice=index, ctx=gast.Load())
+        value = gast.BinOp(left=read, op=node.op, right=node.value)
+        return templates.replace("x = _jst.convert_setitem(x, index, value)", origin=node,
+                                 x=name, index=index, value=value)[0]
+
     def enter_Assign(self, node):
+        name = self._item_target(node.targets[0]) if len(node.targets) == 1 else None
+        if name is not None:
+            return templates.replace("x = _jst.convert_setitem(x, index, value)", origin=node,
+                                     x=name, index=self._index(node.targets[0]),
+                                     value=node.value)[0]
         lst, call = _method_call(node.value, "pop")
         if lst and self._local(lst) and len(call.args) <= 1 and len(node.targets) == 1:
             return templates.replace("(lst, target) = _jst.convert_pop(lst, args)",

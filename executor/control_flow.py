@@ -126,6 +126,8 @@ def _order(ins, block):
 
 
 def _truth(c, op, what):
+    if type(c) is np.ndarray and c.size == 1:
+        return bool(c)
     if c is None:
         raise OpError(f"{op}: the condition {what} holds no value")
     a = np.asarray(c)
@@ -159,6 +161,17 @@ class SubBlock:
         self.in_names = [plan.names[i] for i in plan.loaded]
         self.fetch_names = fetch
         self.n_out = len(self.out_names)
+
+    def compiled_loop(self, cond, truth):
+        """The block compiled as a loop body run while ``truth(value of cond)``
+        (runner.CompiledSerial's ``loop``; no kept scopes): a function of the
+        values of ``in_names`` then of ``loop_extra`` (the other loop-carried
+        outputs), returning the values of ``out_names`` first."""
+        plan = self.plan
+        loaded = set(plan.loaded)
+        self.loop_extra = [n for n in self.out_names if plan.index[n] not in loaded]
+        return CompiledSerial(plan, self.live, loop=(
+            plan.index[cond], truth, tuple(plan.index[n] for n in self.loop_extra)))
 
     def outer_inputs(self):
         """The outer variables (and persistables) a run reads."""
@@ -212,9 +225,11 @@ def conditional_block_runner(ins, plan):
     scalar = bool(op.attr("is_scalar_condition")) if op.has_attr("is_scalar_condition") \
         else False
 
+    what = f"'{op.input('Cond')[0]}'" if scalar else None
+
     def should_run(conds):
         if scalar:
-            return _truth(conds[0], "conditional_block", f"'{op.input('Cond')[0]}'")
+            return _truth(conds[0], "conditional_block", what)
         return all(c is not None and np.asarray(c).size > 0 for c in conds)
 
     def run(args, attrs, need):
@@ -225,7 +240,23 @@ def conditional_block_runner(ins, plan):
         outs, scope = sub.run(env)
         return list(outs), ([scope] if scope is not None else [])
     run.sub_blocks = (sub,)
-    return run
+    if sub.keep:
+        return run
+
+    # no kept scope: values by positions fixed here, no dict per run (-1: no value yet)
+    where = {n: k for k, n in enumerate(read_names)}
+    pos_in = [where.get(n, -1) for n in sub.in_names]
+    pos_out = [where.get(n, -1) for n in out_names]
+    fn, n_out = sub.fn, sub.n_out
+
+    def run_plain(args, attrs, need):
+        conds, vals = args
+        vals = vals + [None]
+        if not should_run(conds):
+            return [vals[p] for p in pos_out], []
+        return list(fn([vals[p] for p in pos_in])[:n_out]), []
+    run_plain.sub_blocks = (sub,)
+    return run_plain
 
 
 # ----------------------------------------------------------------- while
@@ -253,6 +284,8 @@ def while_runner(ins, plan):
     _rewire(plan, ins, (read_idx,), (out_idx, steps_idx))
     _order(ins, block)
     what = f"'{cond}'"
+    if not keep:
+        return _compiled_while(sub, cond, read_names, what)
 
     def run(args, attrs, need):
         env = dict(zip(read_names, args[0]))
@@ -263,6 +296,28 @@ def while_runner(ins, plan):
             if scope is not None:
                 steps.append(scope)
         return [env.get(n) for n in out_names], steps
+    run.sub_blocks = (sub,)
+    return run
+
+
+def _compiled_while(sub, cond, read_names, what):
+    """A loop keeping no step scopes: the body compiled once with the loop
+    around it; a run maps the op's read values to the loop's inputs by
+    positions fixed here (the last one, an appended None, stands for a
+    variable with no value yet)."""
+    def truth(c):
+        if type(c) is np.ndarray and c.size == 1:
+            return bool(c)
+        return _truth(c, "while", what)
+
+    loop = sub.compiled_loop(cond, truth)
+    where = {n: k for k, n in enumerate(read_names)}
+    pos = [where.get(n, -1) for n in sub.in_names + sub.loop_extra]
+    n_out = sub.n_out
+
+    def run(args, attrs, need):
+        vals = args[0] + [None]
+        return list(loop([vals[p] for p in pos])[:n_out]), []
     run.sub_blocks = (sub,)
     return run
 

@@ -11,7 +11,11 @@ values that run saw on entry and the sub-block's own variables.  The seeds
 
 - ``conditional_block_grad``: one run of the grad block in the branch's scope;
   a branch that did not run passes the gradient of a variable it would have
-  updated (in Input and Out) through, and gives zeros for the others.
+  updated (in Input and Out) through, and gives zeros for the others, except
+  leaves (parameters, fed inputs: variables no op writes), whose gradient it
+  leaves unset (None), as eager leaves the ``.grad`` of a parameter an
+  untaken branch never used; ``sum`` counts None as zeros.  So does
+  ``while_grad`` for a leaf no iteration gave a gradient.
 - ``while_grad``: the iterations in reverse; the gradient of each loop
   variable at the start of an iteration is the seed of the iteration before;
   the gradients of the other inputs are summed over the iterations.  With no
@@ -73,6 +77,23 @@ def _add(a, b):
     return a + b
 
 
+def _leaves(op, names):
+    """Which of ``names`` no op of the program writes (parameters, fed inputs):
+    nothing consumes their gradient but ``sum`` and fetches, so it may stay
+    unset."""
+    program = op.block.program
+    written = set()
+    for b in program.blocks:
+        for o in b.ops:
+            if o.type != "feed":
+                written.update(o.output_arg_names)
+    return {n for n in names if n not in written}
+
+
+def _none_for_leaf(n, v, leaves):
+    return None if n in leaves else _zeros(v)
+
+
 def _grad_block(ins, plan):
     """(op, slot positions, grad block runner, seed names, grad names)."""
     op = ins.op
@@ -92,13 +113,15 @@ def _run(sub, env):
 def conditional_block_grad_runner(ins, plan):
     op, pos, sub, seed_vars, grad_vars = _grad_block(ins, plan)
     in_names, out_names = op.input("Input"), op.input("Out")
+    leaves = _leaves(op, in_names)
 
     def run(args, attrs, need):
         xs = args[pos["Input"]]
         scopes = args[pos["Scope"]][0] if args[pos["Scope"]] else None
         seeds = dict(zip(out_names, args[pos["Out@GRAD"]]))
         if not scopes:                       # the branch did not run: identity
-            return ([seeds[n] if n in seeds else _zeros(x) for n, x in zip(in_names, xs)],)
+            return ([seeds[n] if n in seeds else _none_for_leaf(n, x, leaves)
+                     for n, x in zip(in_names, xs)],)
         env = _Env(scopes[0], dict(zip(seed_vars, args[pos["Out@GRAD"]])),
                    dict(zip(in_names, xs)))
         got = _run(sub, env)
@@ -106,7 +129,7 @@ def conditional_block_grad_runner(ins, plan):
         for n, x, g in zip(in_names, xs, grad_vars):
             v = got.get(g) if g else None
             if v is None:                    # an array's gradient passes through
-                v = seeds[n] if n in seeds and _is_array(x) else _zeros(x)
+                v = seeds[n] if n in seeds and _is_array(x) else _none_for_leaf(n, x, leaves)
             out.append(v)
         return (out,)
     run.sub_blocks = (sub,)
@@ -118,6 +141,7 @@ def while_grad_runner(ins, plan):
     x_names, out_names = op.input("X"), op.input("Out")
     grad_of = {x: g for x, g in zip(x_names, grad_vars) if g}
     invariant = [x for x in dict.fromkeys(x_names) if x not in out_names and x in grad_of]
+    leaves = _leaves(op, x_names)
 
     def run(args, attrs, need):
         xs = args[pos["X"]]
@@ -140,7 +164,7 @@ def while_grad_runner(ins, plan):
         out = []
         for x, v in zip(x_names, xs):
             g = carry.get(x) if x in carry else acc.get(x)
-            out.append(g if g is not None else _zeros(v))
+            out.append(g if g is not None else _none_for_leaf(x, v, leaves))
         return (out,)
     run.sub_blocks = (sub,)
     return run

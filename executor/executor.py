@@ -33,11 +33,13 @@ class ExecutionConfig:
     """How programs run.  ``runner``: "serial" (compiled straight-line code, or an
     interpreted loop when ``hook`` is set) or "threaded"; ``hook(instr, values)``
     is called after every instruction (instrumentation); ``specialize`` lets
-    the compiled runner call kernels' ``fast`` forms; ``cache_size`` bounds the
-    interpreter cache of an Executor."""
+    the compiled runner call kernels' ``fast`` forms; ``reuse`` lets an op write
+    its output into the buffer of an input that dies at it (executor/reuse.py);
+    ``cache_size`` bounds the interpreter cache of an Executor."""
     runner: str = "serial"
     num_threads: int = 4
     specialize: bool = True
+    reuse: bool = True
     hook: Any = None
     cache_size: int = 64
 
@@ -51,10 +53,11 @@ class Interpreter:
     """A program's global block, planned once for given feeds/fetches and scope."""
 
     def __init__(self, program, feed_names, fetch_names, scope, backend, config):
+        tune_allocator()        # also for interpreters built without an Executor (jit)
         self.scope, self.backend, self.config = scope, backend, config
         plan = self.plan = Plan(program.global_block(), feed_names, fetch_names, backend)
         self.deps = D.build(plan.instrs)
-        self.live = L.build(plan, self.deps)
+        self.live = L.build(plan, self.deps, config.reuse)
         if config.runner == "threaded":
             self.runner = Threaded(plan, self.deps, self.live, config.num_threads, config.hook)
         elif config.hook is not None:
@@ -131,8 +134,8 @@ class Interpreter:
                 a = np.asarray(value)
             else:                                  # lists, scalars: the declared dtype
                 a = np.asarray(value, dtype=dtype)
-        if shape is not None:
-            _check_feed(name, dtype, shape, a)
+        if shape is not None and (a.shape != shape or a.dtype != dtype):
+            _check_feed(name, dtype, shape, a)      # -1 dims, or a clear error
         if self.backend != CPU and backend_of(a) != self.backend:
             a = to_backend(a, self.backend)
         return a
@@ -169,7 +172,8 @@ class Interpreter:
                  f"  persistables read: {', '.join(map(nm, plan.persist_read)) or '-'}",
                  f"  persistables written: {', '.join(map(nm, plan.persist_written)) or '-'}",
                  "instructions:"]
-        lines += _instr_lines(plan, getattr(self.runner, "use_fast", None), "  ")
+        lines += _instr_lines(plan, getattr(self.runner, "use_fast", None), "  ",
+                              self.live.reused)
         lines.append("edges (reduced):")
         edges = [f"#{i} -> {', '.join(f'#{s}' for s in out)}"
                  for i, out in enumerate(self.deps.succ) if out]
@@ -179,11 +183,14 @@ class Interpreter:
         return "\n".join(lines)
 
 
-def _instr_lines(plan, use_fast, pad):
-    """One line per instruction; under a control-flow op, its sub-block plans
-    (cached by its runner: ``fn.sub_blocks``, executor/control_flow.py)."""
+def _instr_lines(plan, use_fast, pad, reused=None):
+    """One line per instruction (``in place``: an output written into the
+    buffer of an input that dies there, executor/reuse.py); under a
+    control-flow op, its sub-block plans (cached by its runner:
+    ``fn.sub_blocks``, executor/control_flow.py)."""
     names = plan.names
     fast = use_fast or [False] * len(plan.instrs)
+    reused = reused or {}
 
     def slot(s):
         return "-" if s is None else names[s] if type(s) is int else \
@@ -195,6 +202,10 @@ def _instr_lines(plan, use_fast, pad):
         args = ", ".join(f"{n}={slot(s)}" for n, s in zip(slots, ins.ins) if s is not None)
         outs = ", ".join(slot(s) for s in ins.outs if s is not None)
         key = f"  [{ins.key}{', fast' if fast[ins.idx] else ''}]" if ins.key else ""
+        pairs = reused.get(ins.idx)
+        if pairs:
+            key += "  in place: " + ", ".join(
+                f"{slot(ins.outs[o])} <- {slot(ins.ins[i])}" for o, i in pairs)
         lines.append(f"{pad}#{ins.idx} {outs} = {ins.op.type}({args}){key}")
         for sub in getattr(ins.fn, "sub_blocks", ()):
             lines += _sub_lines(sub, pad + "    ")
@@ -207,7 +218,8 @@ def _sub_lines(sub, pad):
     lines = [f"{pad}block {plan.block.idx}: {len(plan.instrs)} instructions{keep}",
              f"{pad}  reads: {', '.join(sub.in_names) or '-'}",
              f"{pad}  returns: {', '.join(sub.out_names) or '-'}"]
-    lines += _instr_lines(plan, getattr(sub.fn, "use_fast", None), pad + "  ")
+    lines += _instr_lines(plan, getattr(sub.fn, "use_fast", None), pad + "  ",
+                          getattr(sub.live, "reused", None))
     frees = _free_lines(plan, sub.live)
     if frees:
         lines.append(f"{pad}  frees: {'; '.join(frees)}")
@@ -237,6 +249,10 @@ class Executor:
         tune_allocator()            # reuse freed buffers across runs (memory.py)
         self.config = config or ExecutionConfig()
         self._cache = OrderedDict()
+        # the same call again (same program version, feed names, fetch objects,
+        # scope) finds its interpreter by identity, without rebuilding the key;
+        # entries hold the objects whose ids they use, so no id is reused
+        self._memo = {}
 
     def run(self, program=None, feed=None, fetch_list=None, feed_var_name="feed",
             fetch_var_name="fetch", scope=None, return_numpy=True, use_program_cache=True):
@@ -258,6 +274,21 @@ class Executor:
         """The interpreter ``run`` would use (built, or taken from the cache)."""
         program = _program(program)
         scope = scope if scope is not None else global_scope()
+        if use_program_cache:
+            fetch = _fetch_objects(fetch_list)
+            memo_key = (id(program), program._version, tuple(feed) if feed else (),
+                        tuple(f if type(f) is str else id(f) for f in fetch), id(scope))
+            hit = self._memo.get(memo_key)
+            if hit is not None:
+                return hit[0]
+        interp = self._prepare(program, feed, fetch_list, scope, use_program_cache)
+        if use_program_cache:
+            if len(self._memo) >= 4 * self.config.cache_size:
+                self._memo.clear()
+            self._memo[memo_key] = (interp, program, fetch, scope)
+        return interp
+
+    def _prepare(self, program, feed, fetch_list, scope, use_program_cache):
         block = program.global_block()
         feed_names = []
         for n in (feed or {}):
@@ -293,6 +324,7 @@ class Executor:
             if close is not None:
                 close()
         self._cache.clear()
+        self._memo.clear()
 
 
 def _set_lr(program, sched, scope):
@@ -312,6 +344,12 @@ def _program(program):
     if not isinstance(program, Program):
         raise TypeError(f"Executor.run needs a static Program, got {type(program).__name__}")
     return program
+
+
+def _fetch_objects(fetch_list):
+    if fetch_list is None:
+        return ()
+    return tuple(fetch_list) if isinstance(fetch_list, (list, tuple)) else (fetch_list,)
 
 
 def _fetch_names(block, fetch_list):

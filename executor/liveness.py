@@ -8,14 +8,19 @@ feeds or values taken from the scope, or fetch targets (the caller gets them).
 - any order (threaded): its *last users* are the users that happen before no
   other user; each of them decrements the variable's count when it finishes,
   and the one that reaches zero frees it (``gc_vars``, ``refcount``).
+
+With ``reuse`` (the default), instructions where a temporary dies may write
+their output into its buffer (executor/reuse.py; ``reused``: instruction ->
+chosen ``(out_pos, in_pos)`` pairs).
 """
+from . import reuse as R
 
 
 class Liveness:
-    __slots__ = ("serial_frees", "gc_vars", "refcount")
+    __slots__ = ("serial_frees", "gc_vars", "refcount", "reused")
 
 
-def build(plan, deps):
+def build(plan, deps, reuse=True):
     temps = set(plan.temporaries)
     users = {}
     for ins in plan.instrs:
@@ -40,4 +45,5 @@ def build(plan, deps):
     lv.serial_frees = tuple(tuple(f) for f in serial)
     lv.gc_vars = tuple(tuple(g) for g in gc)
     lv.refcount = tuple(refcount)
+    lv.reused = R.assign(plan, deps) if reuse else {}
     return lv

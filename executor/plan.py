@@ -10,8 +10,10 @@ with their own cached plans).
 
 A kernel may carry ``fast(attrs)``, returning ``g(*arrays) -> array`` (or None
 when these attrs need the general path) that computes exactly what the kernel
-computes for a single-output op with plain inputs; the compiled serial runner
-calls ``g`` directly (the per-op cost of the kernel convention is paid once).
+computes for a single-output op with plain inputs (None for an absent
+dispensable slot); the compiled serial runner calls ``g`` directly (the per-op
+cost of the kernel convention is paid once).  Buffer reuse (executor/reuse.py)
+may later swap an instruction's kernel for its in-place variant.
 """
 from ..ops import OpError
 from ..ops.dtypes import to_np_dtype
@@ -109,11 +111,18 @@ class Plan:
             ins.fn = factory(ins, self)
             return ins
         ins.fn, ins.key = self._kernel(ins)
-        fast = getattr(ins.fn, "fast", None)
-        if (fast is not None and len(ins.outs) == 1 and ins.need is None
-                and all(type(i) is int for i in ins.ins)):
-            ins.fast = fast(ins.attrs)
+        self._set_fast(ins)
         return ins
+
+    @staticmethod
+    def _set_fast(ins):
+        """``ins.fast``: the kernel's fast form for these attrs, for a
+        single-output op whose input slots are plain (absent ones pass None)."""
+        fast = getattr(ins.fn, "fast", None)
+        ins.fast = None
+        if (fast is not None and len(ins.outs) == 1 and ins.need is None
+                and all(i is None or type(i) is int for i in ins.ins)):
+            ins.fast = fast(ins.attrs)
 
     def _runner_instr(self, ins, op):
         factory = OP_RUNNERS.get(op.type)

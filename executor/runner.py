@@ -98,29 +98,43 @@ def _results(plan, vals):
 
 # ----------------------------------------------------------------- compiled
 class CompiledSerial:
-    def __init__(self, plan, live, specialize=True):
+    """``loop=(cond, truth, extra)`` compiles the block as a loop body instead
+    (a ``while`` op's sub-block): the values of ``plan.loaded`` and then of the
+    variables ``extra`` (loop-carried values the body does not read first)
+    come in once; the body runs while ``truth(value of cond)``, carrying every
+    value in a local variable, with no per-iteration tables."""
+
+    def __init__(self, plan, live, specialize=True, loop=None):
         self.plan = plan
         self.filename = f"<sampan plan {next(_ids)}>"
-        src, self.starts, self.use_fast = self._source(plan, live, specialize)
+        src, self.starts, self.use_fast = self._source(plan, live, specialize, loop)
         self.source = src
         linecache.cache[self.filename] = (len(src), None, src.splitlines(True), self.filename)
         ns = {}
         exec(compile(src, self.filename, "exec"), ns)
         ins = plan.instrs
         self.fn = ns["__make"]([i.fn for i in ins], [i.attrs for i in ins],
-                               [i.need for i in ins], [i.fast for i in ins])
+                               [i.need for i in ins], [i.fast for i in ins],
+                               loop[1] if loop else None)
         self.code = self.fn.__code__
 
     @staticmethod
-    def _source(plan, live, specialize):
+    def _source(plan, live, specialize, loop=None):
         def arg(s):
             if s is None:
                 return "None"
             return f"v{s}" if type(s) is int else "[" + ", ".join(f"v{k}" for k in s) + "]"
 
-        head = ["def __make(K, A, N, F):"]
+        head = ["def __make(K, A, N, F, T):"]
         body = ["    def __run(ins):"]
         body += [f"        v{vi} = ins[{pos}]" for pos, vi in enumerate(plan.loaded)]
+        pad = " " * 8
+        if loop is not None:
+            cond, _, extra = loop
+            n = len(plan.loaded)
+            body += [f"        v{vi} = ins[{n + k}]" for k, vi in enumerate(extra)]
+            body.append(f"        while T(v{cond}):")
+            pad = " " * 12
         starts, use_fast = [], []
         for ins, frees in zip(plan.instrs, live.serial_frees):
             i = ins.idx
@@ -128,20 +142,22 @@ class CompiledSerial:
             use_fast.append(fast)
             starts.append(len(head) + len(plan.instrs) + len(body) + 1)
             if fast:
-                body.append(f"        v{ins.outs[0]} = f{i}({', '.join(arg(s) for s in ins.ins)})")
+                body.append(f"{pad}v{ins.outs[0]} = f{i}({', '.join(arg(s) for s in ins.ins)})")
             else:
                 call = f"k{i}([{', '.join(arg(s) for s in ins.ins)}], a{i}, n{i})"
                 if len(ins.outs) == 1 and type(ins.outs[0]) is int:
-                    body.append(f"        v{ins.outs[0]} = {call}[0]")
+                    body.append(f"{pad}v{ins.outs[0]} = {call}[0]")
                 else:
-                    body.append(f"        _o = {call}")
+                    body.append(f"{pad}_o = {call}")
                     for j, s in enumerate(ins.outs):
                         if type(s) is int:
-                            body.append(f"        v{s} = _o[{j}]")
+                            body.append(f"{pad}v{s} = _o[{j}]")
                         elif s:
-                            body.append(f"        {', '.join(f'v{k}' for k in s)}, = _o[{j}]")
+                            body.append(f"{pad}{', '.join(f'v{k}' for k in s)}, = _o[{j}]")
             if frees:
-                body.append(f"        del {', '.join(f'v{v}' for v in frees)}")
+                body.append(f"{pad}del {', '.join(f'v{v}' for v in frees)}")
+        if loop is not None and not plan.instrs:
+            body.append(f"{pad}pass")
         ret = [f"v{i}" for i in plan.fetch_idx + plan.persist_written]
         body.append(f"        return ({', '.join(ret)}{',' if ret else ''})")
         binds = []

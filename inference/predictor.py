@@ -21,7 +21,7 @@ import numpy as np
 from ..executor.executor import ExecutionConfig, Interpreter
 from ..executor.scope import Scope
 from ..kernels.registry import CPU
-from ..save_load.fileio import FormatError
+from ..save_load.fileio import FormatError, blame
 from ..save_load.program_io import feed_fetch_targets, load_params, read_program
 from .config import Config, DataType
 from . import passes
@@ -49,14 +49,18 @@ class _Core:
         self.inputs = [(n, block.var(n)) for n in feeds]
         self.output_names = list(fetches)
         fetch_src = list(fetches)
-        if config.ir_optim():
-            program, fetch_src = passes.optimize(program, params, feeds, fetches,
-                                                 skip=config._deleted_passes)
-        self.program = program
-        scope = Scope()
-        for name, arr in params.items():
-            scope.var(name).set(arr)
-        interp = Interpreter(program, list(feeds), fetch_src, scope, CPU, ExecutionConfig())
+        try:                            # an op the plan cannot run: name the model
+            if config.ir_optim():
+                program, fetch_src = passes.optimize(program, params, feeds, fetches,
+                                                     skip=config._deleted_passes)
+            self.program = program
+            scope = Scope()
+            for name, arr in params.items():
+                scope.var(name).set(arr)
+            interp = Interpreter(program, list(feeds), fetch_src, scope, CPU,
+                                 ExecutionConfig())
+        except ValueError as exc:
+            raise blame(exc, model)
         plan = self.plan = interp.plan
         if plan.external:
             name = plan.names[plan.external[0]]
@@ -212,13 +216,19 @@ class Predictor:
         """Run on the input handles' data (returns True), or on ``inputs`` (a list of
         arrays or Tensors in input order) returning the outputs as a list."""
         if inputs is not None:
-            return self._run_list(inputs)
+            try:
+                return self._run_list(inputs)
+            except ValueError as exc:       # bad inputs or a failing op: name the model
+                raise blame(exc, self._core.model)
         args = self._persist + [t._data for t in self._inputs]
         for t in self._inputs:
             if t._data is None:
                 raise ValueError(f"input '{t._name}' has no data; call "
                                  f"get_input_handle('{t._name}').copy_from_cpu(array) first")
-        outs = self._runner(args)
+        try:
+            outs = self._runner(args)
+        except ValueError as exc:
+            raise blame(exc, self._core.model)
         for t, a, aliased in zip(self._outputs, outs, self._core.aliased):
             # an output that may share memory with an input or a parameter is never
             # handed out as is: copy_to_cpu copies it every time

@@ -24,10 +24,10 @@ from .. import tensor as T
 from ..static import nn as static_nn
 from ..static.nn import nest
 from ..static.program_guard import default_main_program
-from ..static.variable import VarType
-from .convert_static import (ConversionError, _branch, _copy_containers, _full, _is_number,
-                             _is_tensor, _is_undefined, _kind, _natural_dtype, _np_dtype,
-                             _pred, _where, is_static, static_ifelse)
+from .convert_static import (RET_VAL, ConversionError, _array_dtype, _branch,
+                             _copy_containers, _full, _is_number, _is_tensor, _is_undefined,
+                             _kind, _natural_dtype, _np_dtype, _pred, _where, is_array,
+                             is_static, list_to_array, no_value_like, static_ifelse)
 
 _CONST, _TENSOR, _ARRAY = "const", "tensor", "array"
 
@@ -63,6 +63,10 @@ def _type_change(name, before, after):
 
 def _leaf_plan(name, v, o):
     """(kind, entry value) for one leaf ``v`` whose trial result is ``o``."""
+    if is_array(v):                      # written in place, as a Python list
+        if not is_array(o):
+            raise _type_change(name, v, o)
+        return _ARRAY, v
     if _is_tensor(v):
         if _is_tensor(o) and _np_dtype(o) != _np_dtype(v):
             raise _type_change(name, v, o)
@@ -82,7 +86,8 @@ def _leaf_plan(name, v, o):
         if _is_undefined(o):
             return _CONST, v
         if _is_tensor(o):
-            return _TENSOR, _full(0, _np_dtype(o), o.shape)
+            return _TENSOR, (no_value_like(o) if name == RET_VAL else
+                             _full(0, _np_dtype(o), o.shape))
         if _is_number(o):
             return _TENSOR, _full(o, _natural_dtype(o))
         raise _type_change(name, v, o)
@@ -95,34 +100,36 @@ def _plan(name, v, o):
     """(structure, [(kind, entry leaf)]) for loop variable ``name``."""
     if o is None:                                      # no trial: all leaves are tensors
         leaves = nest.flatten(v)
-        return v, [(_TENSOR, T.assign(x)) for x in leaves]
+        return v, [(_ARRAY, x) if is_array(x) else (_TENSOR, T.assign(x)) for x in leaves]
     if nest.same_structure(v, o):
         plans = [_leaf_plan(name, x, y) for x, y in zip(nest.flatten(v), nest.flatten(o))]
         return v, plans
     if _is_undefined(v):
-        return o, [(_TENSOR, _full(0, _np_dtype(y), y.shape)) if _is_tensor(y)
-                   else _leaf_plan(name, v, y) for y in nest.flatten(o)]
+        return o, [_leaf_plan(name, v, y) for y in nest.flatten(o)]
     if isinstance(v, list) and isinstance(o, list) and len(o) > len(v) and \
-            all(_is_tensor(y) for y in o[len(v):]):
-        arr = T.create_array(_np_dtype(o[len(v)]))
-        for x in v:
-            T.array_write(x, T.array_length(arr), arr)
+            all(_is_tensor(y) or _is_number(y) for y in o[len(v):]):
+        dtype = _array_dtype(o[len(v):], v)
+        if dtype is not None:
+            arr = list_to_array(v, dtype)
+            return arr, [(_ARRAY, arr)]
+    if isinstance(v, list) and is_array(o):           # an inner loop or `if` made it one
+        arr = list_to_array(v, _np_dtype(o))
         return arr, [(_ARRAY, arr)]
     raise _type_change(name, v, o)
 
 
 def _hold(name, structure, plans, out):
     """The body's result ``out`` for one variable, held to its plan."""
-    if plans and plans[0][0] == _ARRAY:
-        if not (is_static(out) and out.type == VarType.LOD_TENSOR_ARRAY):
-            raise _type_change(name, plans[0][1], out)
-        return out
     if not nest.same_structure(structure, out):
         raise _type_change(name, structure, out)
     leaves = []
     for (kind, entry), y in zip(plans, nest.flatten(out)):
         if kind == _CONST:
             if not (y is entry or (_is_number(y) and type(y) is type(entry) and y == entry)):
+                raise _type_change(name, entry, y)
+            leaves.append(y)
+        elif kind == _ARRAY:
+            if not is_array(y):
                 raise _type_change(name, entry, y)
             leaves.append(y)
         elif _is_number(y):
@@ -142,20 +149,81 @@ def _has_list(v):
     return isinstance(v, tuple) and any(_has_list(x) for x in v)
 
 
-def static_while(cond, body, values, names):
-    """``while cond(*values): values = body(*values)`` as a while_loop op."""
-    values = tuple(values)
+def _still_const(entry, y):
+    return y is entry or (_is_number(y) and type(y) is type(entry) and y == entry)
+
+
+def _replan(name, v, plan, o):
+    """``plan`` for variable ``name`` (entry value ``v``) widened by a later
+    trial's result ``o``: constants the body changed are promoted (None when
+    nothing changed)."""
+    structure, leaves = plan
+    if not nest.same_structure(structure, o):
+        return _plan(name, v, o)
+    changed, out = False, []
+    for (kind, entry), y in zip(leaves, nest.flatten(o)):
+        if kind == _CONST and not _still_const(entry, y):
+            out.append(_leaf_plan(name, entry, y))
+            changed = True
+        else:
+            out.append((kind, entry))
+    return (structure, out) if changed else None
+
+
+def _entry(plan):
+    structure, leaves = plan
+    return nest.pack_sequence_as(structure, [e for _, e in leaves])
+
+
+def _fed(x, plan):
+    """Whether a trial that started from ``x`` ran the body on what the plan
+    will feed it (tensors where it carries tensors, an array where a list
+    becomes one), so its results are the loop's own."""
+    structure, leaves = plan
+    if not nest.same_structure(x, structure):
+        return False
+    for (kind, entry), y in zip(leaves, nest.flatten(x)):
+        if kind == _ARRAY and not is_array(y) or \
+                kind == _TENSOR and not (_is_tensor(y) and not is_array(y)) or \
+                kind == _CONST and not _still_const(entry, y):
+            return False
+    return True
+
+
+def _plans(body, values, names):
+    """The plan of every loop variable.  One trial trace shows which Python
+    values the body changes; those become tensors, and that can change more
+    (a counter that became a tensor turns ``if c > 1: brk = True`` into an
+    ``if`` on a tensor, so the break flag becomes a tensor too, and a list
+    appended to under that ``if`` a tensor array): trials repeat from the
+    widened entry values until a trial ran on what the loop will carry."""
     leaves = nest.flatten(list(values))
-    trial = None
-    if not all(_is_tensor(x) for x in leaves) or any(_has_list(v) for v in values):
-        trial = _trial(body, values)
+    if all(_is_tensor(x) for x in leaves) and not any(_has_list(v) for v in values):
+        return [_plan(n, v, None) for n, v in zip(names, values)]
+    plans, init = None, values
+    for _ in range(len(leaves) + 2):
+        trial = _trial(body, init)
         if len(trial) != len(values):
             raise ConversionError(f"loop body returned {len(trial)} values for "
                                   f"{len(values)} loop variables{_where()}")
-    plans = [_plan(n, v, None if trial is None else o)
-             for n, v, o in zip(names, values, trial or values)]
-    init = [p[0][1] if p and p[0][0] == _ARRAY else nest.pack_sequence_as(s, [e for _, e in p])
-            for s, p in plans]
+        if plans is None:
+            plans = [_plan(n, v, o) for n, v, o in zip(names, values, trial)]
+        else:
+            for k, (n, v, o) in enumerate(zip(names, values, trial)):
+                new = _replan(n, v, plans[k], o)
+                if new is not None:
+                    plans[k] = new
+        if all(_fed(x, p) for x, p in zip(init, plans)):
+            return plans
+        init = tuple(_entry(p) for p in plans)
+    return plans
+
+
+def static_while(cond, body, values, names):
+    """``while cond(*values): values = body(*values)`` as a while_loop op."""
+    values = tuple(values)
+    plans = _plans(body, values, names)
+    init = [_entry(p) for p in plans]
 
     def cond_w(*vals):
         c = cond(*vals)
@@ -163,8 +231,8 @@ def static_while(cond, body, values, names):
             c = T.full([], bool(c), "bool")
         return _pred(c, "a `while` loop")
 
-    def body_w(*vals):
-        out = tuple(body(*vals))
+    def body_w(*vals):               # (copies: the body may assign list items)
+        out = tuple(body(*_copy_containers(vals)))
         return [_hold(n, s, p, o) for n, (s, p), o in zip(names, plans, out)]
 
     with _branch():
@@ -228,6 +296,30 @@ class _Rows:
         return i
 
 
+class _Items:
+    """Iterating a tensor array (a list grown in a loop on a tensor): its
+    items, by index, up to its length when the loop starts."""
+
+    def __init__(self, arr):
+        self.arr = arr
+        self.n = T.array_length(arr)
+
+    def first(self):
+        return T.zeros([1], "int64")
+
+    def more(self, i):
+        return i < self.n
+
+    def next(self, i):
+        return i + 1
+
+    def item(self, i):
+        return T.array_read(self.arr, i)
+
+    def count(self, i):
+        return T.reshape(i, [])
+
+
 class StaticEnumerate:
     def __init__(self, iterable, start=0):
         self.inner = _iteration(iterable)
@@ -245,7 +337,9 @@ class StaticEnumerate:
 def _iteration(x):
     if isinstance(x, (StaticRange, StaticEnumerate)):
         return x
-    if is_static(x) and x.type != VarType.LOD_TENSOR_ARRAY:
+    if is_array(x):
+        return _Items(x)
+    if is_static(x):
         return _Rows(x)
     raise TypeError(f"not a static iterable: {type(x).__name__}")
 

@@ -17,6 +17,8 @@ continues as a graph loop from the values it has reached.
     convert_var_dtype              int() / float() / bool()   cast op
     convert_print / convert_assert print / assert             print op / (skipped)
     convert_append / convert_pop   list methods               tensor array ops
+    convert_getitem                lst[i] / lst[a:b]          array_read / a new array
+    convert_setitem                x[i] = v                   set_value / array_write
     convert_call                   converts user functions, methods and Layers
 """
 import builtins
@@ -30,6 +32,7 @@ __all__ = ["UndefinedVar", "Undefined", "UndefinedVariableError", "ret", "Until"
            "convert_logical_and", "convert_logical_or", "convert_logical_not",
            "convert_len", "convert_shape", "convert_var_dtype", "convert_isinstance",
            "convert_print", "convert_assert", "convert_append", "convert_pop",
+           "convert_getitem", "convert_setitem",
            "convert_call", "convert_range", "convert_enumerate", "ConversionError"]
 
 is_static = S.is_static
@@ -250,6 +253,26 @@ def convert_pop(lst, *index):
     return lst, item
 
 
+def convert_getitem(lst, index):
+    """``lst[index]`` of a list the function appends to or pops from (a
+    tensor array after a loop on a tensor)."""
+    if S.is_array(lst):
+        return S.array_getitem(lst, index)
+    return lst[index]
+
+
+def convert_setitem(x, index, value):
+    """``x[index] = value``, returning ``x`` (converted code rebinds it, so a
+    list or tensor written in a branch or loop is branch/loop state); a static
+    tensor gets a new tensor (``set_value``), a tensor array ``array_write``."""
+    if is_static(x):
+        if S.is_array(x):
+            return S.array_setitem(x, index, value)
+        return S.static_setitem(x, index, value)
+    x[index] = value
+    return x
+
+
 def convert_range(*args):
     if any(is_static(a) for a in args):
         return L.StaticRange(*args)
@@ -280,9 +303,20 @@ def _array_join(fn, use_stack):
     return call
 
 
+def _array_add_n(fn):
+    """``paddle.add_n`` of a list that became a tensor array: the sum of its
+    stacked items."""
+    def call(inputs, name=None):
+        if S.is_array(inputs):
+            return S.array_sum(inputs)
+        return fn(inputs, name)
+    return call
+
+
 def _library_converters():
     from .. import tensor as T
-    return {T.stack: _array_join(T.stack, True), T.concat: _array_join(T.concat, False)}
+    return {T.stack: _array_join(T.stack, True), T.concat: _array_join(T.concat, False),
+            T.add_n: _array_add_n(T.add_n)}
 
 
 BUILTIN_CONVERTERS = {

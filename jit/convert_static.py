@@ -15,6 +15,13 @@ deciding value is a static Variable (``jit.convert_runtime`` chooses).
   the loop keeps its value outside).
 - ``static_for``: a while loop over an index (``range`` with a tensor bound,
   a static tensor's rows, ``enumerate`` of either).
+
+Lists that grow in a loop or in one branch of a tensor ``if`` only become
+tensor arrays (a branch pair that grows a list argument apart is rebuilt with
+the list entering as an array); their items are read, written, sliced,
+iterated, stacked and summed through the array ops here.  A path on which
+the function reached no ``return`` gives the "no value" marker (Paddle's
+RETURN_NO_VALUE_MAGIC_NUM), which the partial program hands back as None.
 """
 import contextlib
 
@@ -25,8 +32,9 @@ from ..dygraph.tensor import Tensor
 from ..ops import in_static_mode
 from ..ops.dtypes import to_np_dtype
 from ..static import nn as static_nn
-from ..static.nn.control_flow import Print as static_Print
+from ..static.nn.control_flow import Print as static_Print, RETURN_NO_VALUE_MAGIC_NUM
 from ..static.nn import nest
+from ..static.program_guard import default_main_program
 from ..static.variable import VarType
 from ..tensor.creation_base import get_default_dtype
 from .errors import ConversionError, caller_location
@@ -90,6 +98,24 @@ def _natural_dtype(v):
 def _full(value, dtype, shape=()):
     shape = [d if d >= 0 else 1 for d in shape]
     return T.full(shape, value, dtype)
+
+
+def no_value_like(x):
+    """The return value of a path on which no ``return`` ran, beside tensor
+    ``x``: Paddle's "no value" (every element RETURN_NO_VALUE_MAGIC_NUM, a
+    float tensor of x's dtype and shape), which the partial program gives
+    back as None, as the eager function returns None there.  (An integer or
+    bool ``x`` gets zeros: the marker needs a float.)"""
+    dtype = np.dtype(_np_dtype(x))
+    if dtype.kind != "f" or dtype.itemsize < 4:
+        return _full(0, dtype, x.shape)
+    mark_no_value()
+    return _full(RETURN_NO_VALUE_MAGIC_NUM, dtype, x.shape)
+
+
+def mark_no_value():
+    """Flag the program being built: an output may be the "no value" marker."""
+    default_main_program()._jst_no_value = True
 
 
 def _copy_containers(x):
@@ -160,8 +186,8 @@ def _fit_leaf(a, b, name, sides):
                 f"{_where()}; make both branches give a tensor of one dtype (e.g. "
                 f"paddle.full([], {a!r}, '{_np_dtype(b)}')).")
         return b
-    if _is_undefined(b) and name == RET_VAL:       # never read: the return flag says so
-        return _full(0, _np_dtype(a), a.shape) if _is_tensor(a) else a
+    if _is_undefined(b) and name == RET_VAL:       # no `return` ran on this side
+        return no_value_like(a) if _is_tensor(a) else a
     if _is_undefined(a) and _is_undefined(b):
         return b
     if _is_undefined(a) != _is_undefined(b) and name != RET_VAL:
@@ -185,22 +211,99 @@ def _fit(a, b, name, sides):
         return nest.pack_sequence_as(b, leaves)
     if name == RET_VAL and _is_undefined(b):
         return nest.map_structure(lambda x: _fit_leaf(x, b, name, sides), a)
+    if name == RET_VAL and _is_undefined(a):       # cond gives it placeholders
+        return b
     raise ConversionError(
         f"'{name}' is {_kind(a)} in the {sides[0]} branch and {_kind(b)} in the "
         f"{sides[1]} branch of an `if` on a tensor{_where()}; both branches must give it "
         f"the same structure.")
 
 
+class _NeedArrays(Exception):
+    """A list argument grows differently in the two branches: it must enter
+    the ``cond`` as a tensor array ({argument position: dtype})."""
+
+    def __init__(self, dtypes):
+        super().__init__(dtypes)
+        self.dtypes = dtypes
+
+
+def _array_dtype(*values):
+    for v in values:
+        if is_array(v):
+            return np.dtype(_np_dtype(v))
+        for x in v if isinstance(v, list) else ():
+            if _is_tensor(x) and not is_array(x):
+                return np.dtype(_np_dtype(x))
+    return None
+
+
+def _grows_apart(a, b):
+    """Whether branch results ``a`` and ``b`` of one list differ in length or
+    kind (one side made it a tensor array)."""
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) != len(b)
+    return isinstance(a, list) and is_array(b) or is_array(a) and isinstance(b, list)
+
+
+def _mark():
+    program = default_main_program()
+    block = program.current_block()
+    return program, block, program.num_blocks, len(block.ops), set(block.vars)
+
+
+def _undo(mark):
+    """Remove what was built since ``mark`` (a ``cond`` being rebuilt)."""
+    program, block, keep, n_ops, names = mark
+    del program.blocks[keep:]
+    del program.desc.blocks[keep:]
+    del block.ops[n_ops:]
+    del block.desc.ops[n_ops:]
+    for name in [n for n, v in block.vars.items() if n not in names and not v.persistable]:
+        block._remove_var(name)              # (parameters bound meanwhile stay bound)
+    program.current_block_idx = block.idx
+    program._bump()
+
+
 def static_ifelse(pred, true_fn, false_fn, args, names):
     pred = _pred(pred, "`if`")
-    names = tuple(names)
-    seen = {}
+    names, args = tuple(names), tuple(args)
+    for _ in range(len(args) + 1):
+        mark = _mark()
+        try:
+            return _static_ifelse(pred, true_fn, false_fn, args, names)
+        except _NeedArrays as e:
+            _undo(mark)
+            args = tuple(list_to_array(a, e.dtypes[k]) if k in e.dtypes else a
+                         for k, a in enumerate(args))
+    raise ConversionError(f"an `if` on a tensor{_where()} could not be built")
+
+
+def _static_ifelse(pred, true_fn, false_fn, args, names):
+    seen, origin, none_ret = {}, {}, {}
 
     def branch(fn, side):
         def run():
-            out = tuple(fn(*_copy_containers(args)))
+            ins = _copy_containers(args)
+            out = tuple(fn(*ins))
+            if RET_VAL in names:               # `return` of nothing (None) on this side
+                k = names.index(RET_VAL)
+                if out[k] is None:
+                    none_ret[side] = True
+                    out = out[:k] + (_no_return(),) + out[k + 1:]
+            lists = {id(x): k for k, x in enumerate(ins) if isinstance(x, list)}
+            for j, y in enumerate(out):          # outputs that are list arguments grown
+                if id(y) in lists:
+                    origin[j] = lists[id(y)]
             if seen:
                 (first, a), = seen.items()
+                need = {}
+                for j, (x, y) in enumerate(zip(a, out)):
+                    dt = _array_dtype(x, y)
+                    if j in origin and _grows_apart(x, y) and dt is not None:
+                        need[origin[j]] = dt
+                if need:
+                    raise _NeedArrays(need)
                 out = tuple(_fit(x, y, n, (first, side)) for x, y, n in zip(a, out, names))
             seen[side] = out
             return out if out else None
@@ -212,8 +315,17 @@ def static_ifelse(pred, true_fn, false_fn, args, names):
     if merged is None:
         return ()
     t, f = seen["true"], seen["false"]
-    return tuple(f[k] if _is_undefined(t[k]) and _is_undefined(f[k]) else m
-                 for k, m in enumerate(merged))
+    out = tuple(f[k] if _is_undefined(t[k]) and _is_undefined(f[k]) else m
+                for k, m in enumerate(merged))
+    if len(none_ret) == 2:
+        k = names.index(RET_VAL)
+        out = out[:k] + (None,) + out[k + 1:]
+    return out
+
+
+def _no_return():
+    from .convert_runtime import UndefinedVar, RETURN_VALUE
+    return UndefinedVar(RETURN_VALUE)
 
 
 def static_ifexp(pred, true_fn, false_fn):
@@ -237,8 +349,8 @@ def static_not(x):
 
 # ----------------------------------------------------------------- builtins
 def static_len(x):
-    if x.type == VarType.LOD_TENSOR_ARRAY:
-        return T.array_length(x)
+    if x.type == VarType.LOD_TENSOR_ARRAY:        # 0-D, as the Python int it stands for
+        return T.reshape(T.array_length(x), [])
     if not x.shape:
         raise TypeError(f"len() of a 0-D tensor ('{x.name}')")
     n = x.shape[0]
@@ -277,12 +389,117 @@ def is_array(x):
     return is_static(x) and x.type == VarType.LOD_TENSOR_ARRAY
 
 
+def array_sum(arr):
+    return T.sum(T.tensor_array_to_tensor(arr, 0, True)[0], axis=0)
+
+
+def list_to_array(items, dtype):
+    """A new tensor array holding the items of Python list ``items`` (numbers
+    become tensors of ``dtype``); an array is returned as it is."""
+    if is_array(items):
+        return items
+    arr = T.create_array(dtype)
+    for x in items:
+        if _is_number(x):
+            x = _full(x, dtype)
+        elif not _is_tensor(x) or is_array(x):
+            raise ConversionError(
+                f"a list holding {_kind(x)} grows in a loop or branch on a tensor{_where()}; "
+                f"such a list becomes a tensor array, which holds tensors only.")
+        T.array_write(x, T.array_length(arr), arr)
+    return arr
+
+
 def array_join(arr, axis, use_stack):
     return T.tensor_array_to_tensor(arr, axis, use_stack)[0]
 
 
 def array_append(arr, value):
+    if _is_number(value):
+        value = _full(value, _np_dtype(arr))
     return T.array_write(value, T.array_length(arr), arr)
+
+
+def _array_copy(arr, start, stop, step):
+    """A new array of ``arr[start:stop:step]`` (int64 [1] tensor bounds, a
+    Python int step)."""
+    new = T.create_array(arr.dtype)
+    more = (lambda i, j, out: i < stop) if step > 0 else (lambda i, j, out: i > stop)
+
+    def body(i, j, out):
+        T.array_write(T.array_read(arr, i), j, out)
+        return [i + step, j + 1, out]
+
+    static_nn.while_loop(more, body, [start, T.zeros([1], "int64"), new])
+    return new
+
+
+def _array_index(n, i):
+    """Item index ``i`` (a Python int or an int tensor, negative from the
+    end) of an array of length ``n``, as an int64 [1] tensor."""
+    if is_static(i) or isinstance(i, Tensor):
+        i = T.reshape(T.cast(i, "int64"), [1])
+        return T.where(i < 0, i + n, i)
+    i = int(i)
+    return n + i if i < 0 else T.full([1], i, "int64")
+
+
+def static_setitem(x, index, value):
+    """``x[index] = value`` on a static tensor, functionally: the new tensor
+    (``set_value`` / ``index_put``), which converted code rebinds ``x`` to.
+    (The eager path writes in place through ``tensor.indexing.setitem``;
+    this is its write without the in-place rebinding, which a Variable
+    cannot take.)"""
+    from ..tensor import indexing as I
+    items = I._parse(x, index)
+    plan = I._Plan(x, items)
+    if plan.adv:
+        return I._set_advanced(x, plan, items, value)
+    return I._set_basic(x, plan, value)
+
+
+def _is_int_index(i):
+    return _is_number(i) and not isinstance(i, (float, np.floating)) or \
+        _is_tensor(i) and np.dtype(_np_dtype(i)).kind in "iu"
+
+
+def array_setitem(arr, index, value):
+    """``arr[index] = value`` on a tensor array (written in place)."""
+    if not _is_int_index(index):
+        raise ConversionError(
+            f"assigning to a list that became a tensor array (it grows in a loop on a "
+            f"tensor){_where()} needs an int index, got {_kind(index)}")
+    if _is_number(value):
+        value = _full(value, _np_dtype(arr))
+    return T.array_write(value, _array_index(T.array_length(arr), index), arr)
+
+
+def array_getitem(arr, index):
+    """``arr[index]``: one item (``array_read``) or, for a slice, a new array."""
+    n = T.array_length(arr)
+    if not isinstance(index, slice):
+        if not _is_int_index(index):
+            raise ConversionError(
+                f"indexing a list that became a tensor array (it grows in a loop on a "
+                f"tensor){_where()} needs an int index or a slice, got {_kind(index)}")
+        return T.array_read(arr, _array_index(n, index))
+    step = 1 if index.step is None else index.step
+    if not isinstance(step, (int, np.integer)) or isinstance(step, bool) or step == 0:
+        raise ConversionError(
+            f"slicing a list that became a tensor array (it grows in a loop on a tensor)"
+            f"{_where()} needs a nonzero Python int step, got {_kind(step)}")
+
+    def bound(b, default_pos, default_neg):
+        if b is None:
+            return default_pos if step > 0 else default_neg
+        b = _array_index(n, b)
+        # clip as Python does: [0, n] going forward, [-1, n-1] going back
+        lo, hi = (T.zeros([1], "int64"), n) if step > 0 else (T.full([1], -1, "int64"), n - 1)
+        return T.minimum(T.maximum(b, lo), hi)
+
+    start = bound(index.start, T.zeros([1], "int64"), n - 1)
+    stop = bound(index.stop, n, T.full([1], -1, "int64"))
+    return _array_copy(arr, start, stop, int(step))
 
 
 def array_pop(arr, *index):

@@ -31,6 +31,7 @@ from ..ops import set_static_mode, in_static_mode
 from ..static.program_guard import program_guard
 from ..static.data import data
 from ..static.variable import VarType
+from ..static.nn.control_flow import RETURN_NO_VALUE_MAGIC_NUM
 from ..executor.executor import Interpreter, ExecutionConfig
 from ..executor.scope import Scope
 
@@ -39,6 +40,7 @@ __all__ = ["PartialProgram"]
 _GRAD_ENABLED = _engine.GRAD_ENABLED
 LOD_TENSOR_ARRAY = VarType.LOD_TENSOR_ARRAY
 _CONFIG = ExecutionConfig()
+_NO_VALUE = np.float32(RETURN_NO_VALUE_MAGIC_NUM)
 
 
 class _Planned:
@@ -97,7 +99,9 @@ class PartialProgram:
         carry = _carrying(program, sources)
         slots, self.out_slot = {}, []
         for v in concrete.outputs:
-            diff = (not v.stop_gradient) if carry is None else v.name in carry
+            # an output that is an input needing a gradient is its own path
+            diff = v.name in sources or \
+                ((not v.stop_gradient) if carry is None else v.name in carry)
             if not diff or v.persistable or v.np_dtype is None or \
                     v.np_dtype.kind not in "fc":
                 self.out_slot.append(-1)
@@ -106,6 +110,14 @@ class PartialProgram:
         self.diff_outs = list(slots)
         # outputs that are tensor arrays come back as lists of tensors
         self.array_outs = [k for k, v in enumerate(concrete.outputs) if v.type == LOD_TENSOR_ARRAY]
+        # outputs that are a parameter or buffer: the eager tensor itself, as eager returns it
+        self.bound_outs = [(k, self.bound[v.name]) for k, v in enumerate(concrete.outputs)
+                           if v.persistable and v.name in self.bound]
+        # float outputs that may be the "no value" of a path with no `return`
+        self.no_value = [k for k, v in enumerate(concrete.outputs)
+                         if getattr(program, "_jst_no_value", False) and
+                         v.type != LOD_TENSOR_ARRAY and v.np_dtype is not None and
+                         v.np_dtype.kind == "f"]
         self._forward = None
         self._train = None
         self._backend = None
@@ -123,8 +135,23 @@ class PartialProgram:
         for t, a in zip(fwd.persist_out, outs[n:]):
             t._data = a
         if self.array_outs:
-            return self._with_arrays(outs[:n])
-        return [Tensor(a) for a in outs[:n]]
+            result = self._with_arrays(outs[:n])
+        else:
+            result = [Tensor(a) for a in outs[:n]]
+        for k, t in self.bound_outs:
+            result[k] = t
+        return self._drop_no_value(result) if self.no_value else result
+
+    def _drop_no_value(self, result):
+        """None for each output that is the "no value" marker (the function
+        reached its end without a `return` on this call's path)."""
+        for k in self.no_value:
+            t = result[k]
+            a = t._data if t is not None else None
+            if a is not None and a.size and a.flat[0] == _NO_VALUE and \
+                    bool(np.all(a == _NO_VALUE)):
+                result[k] = None
+        return result
 
     def _with_arrays(self, outs):
         arrays = set(self.array_outs)
@@ -153,7 +180,9 @@ class PartialProgram:
         if self.array_outs:
             for k in self.array_outs:
                 result[k] = [Tensor(x) for x in (outs[k] or [])]
-        return result
+        for k, t in self.bound_outs:
+            result[k] = t
+        return self._drop_no_value(result) if self.no_value else result
 
     # ------------------------------------------------------------- planning
     def backend(self, inputs):

@@ -186,16 +186,24 @@ def flatten_outputs(out, outputs, program):
 
 
 def rebuild_outputs(template, values):
-    """The user's result: the template with ``values[k]`` at each slot."""
+    """The user's result: the template with ``values[k]`` at each slot; None
+    when every slot is None (the partial program's "no value": the function
+    returned nothing on this call's path)."""
+    if values and all(v is None for v in values) and isinstance(template, (list, tuple)):
+        return None
+    return _rebuild(template, values)
+
+
+def _rebuild(template, values):
     if type(template) is _Slot:
         return values[template.k]
     if isinstance(template, (list, tuple)):
-        items = [rebuild_outputs(x, values) for x in template]
+        items = [_rebuild(x, values) for x in template]
         if isinstance(template, tuple):
             return type(template)(*items) if hasattr(template, "_fields") else tuple(items)
         return items
     if isinstance(template, dict):
-        return type(template)((k, rebuild_outputs(v, values)) for k, v in template.items())
+        return type(template)((k, _rebuild(v, values)) for k, v in template.items())
     return template
 
 

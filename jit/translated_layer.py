@@ -26,7 +26,7 @@ import numpy as np
 
 from ..dygraph.tensor import Tensor, Parameter
 from ..nn.layer.layers import Layer
-from ..save_load.fileio import FormatError
+from ..save_load.fileio import FormatError, blame
 from ..save_load.params_info import read_params_info
 from ..save_load.program_io import feed_fetch_targets, load_params, read_program
 from ..save_load.prune import OUTPUT_PREFIX
@@ -173,8 +173,11 @@ class TranslatedLayer(Layer):
             raise NotImplementedError(
                 f"a jit.load-ed TranslatedLayer cannot be called on static Variables (inside "
                 f"@to_static or static mode) yet; call its '{mname}' eagerly")
-        args = [_as_tensor(x, v) for x, v in zip(inputs, m.input_vars)]
-        outs = m.runner(self.training)(args)
+        try:
+            args = [_as_tensor(x, v) for x, v in zip(inputs, m.input_vars)]
+            outs = m.runner(self.training)(args)
+        except ValueError as exc:       # bad inputs or a failing op: name the model file
+            raise blame(exc, getattr(m, "source", "<loaded model>"))
         return outs[0] if len(outs) == 1 else outs
 
     def program(self, method_name="forward"):
@@ -250,8 +253,8 @@ def load(path, **configs):
     if not os.path.isfile(prefix + ".pdmodel"):
         raise ValueError(f"The ``path`` ({path}) to load model not exists: "
                          f"{prefix}.pdmodel is not a file.")
-    loaded, arrays = {}, {}
-    for mname, (model, pfile) in _method_files(prefix).items():
+    loaded, arrays, files = {}, {}, _method_files(prefix)
+    for mname, (model, pfile) in files.items():
         program = read_program(model)
         feeds, fetches = feed_fetch_targets(program, model)
         params = load_params(program, pfile, model)
@@ -282,6 +285,8 @@ def load(path, **configs):
             t.persistable = True
         tensors[new] = t
     methods = {m: _Method(m, p, f, o, tensors) for m, (p, f, o) in loaded.items()}
+    for m, method in methods.items():
+        method.source = files[m][0]
     return TranslatedLayer(methods, tensors, info, {v: k for k, v in renamed.items()})
 
 

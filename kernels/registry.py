@@ -7,6 +7,28 @@ None), ``attrs`` the complete attribute dict, ``need`` a tuple of bools per
 output slot (None = every output); it returns one entry per output slot
 (None for outputs not needed).  Forward and grad ops follow the same
 convention, so eager dispatch, the tape and the executor call kernels alike.
+
+Optional attributes of a kernel function, read once when a plan is built
+(executor/plan.py, executor/reuse.py) or an eager op is first cached:
+
+- ``fast(attrs)`` -> ``g(*arrays) -> array`` or None: the same computation for
+  a single-output op, called with one array (or None for an absent
+  dispensable slot) per input slot, skipping the list/tuple convention.
+- ``fresh = True``: every array it returns is new: it shares memory with no
+  input, no other output, and nothing else keeps a reference to it.
+- ``inplace = ((out_pos, in_pos, rule), ...)`` with ``reuse(attrs, pairs)``:
+  the kernel can write output ``out_pos`` into the array of input ``in_pos``
+  (``pairs``: the chosen ``(out_pos, in_pos)`` of those, at most one per
+  output); ``reuse`` returns a kernel-convention function doing so (it may
+  carry its own ``fast``), or None when these attrs do not allow it.  The
+  executor chooses a pair at plan time only when that input's buffer dies at
+  the op and nothing else can see it.  ``rule``: ``"same"`` (the output has
+  that input's shape and dtype by the op's definition), ``"bcast"`` (an
+  elementwise broadcast of the array inputs: the declared shapes must show
+  that the reused input already has the result's shape, the declared dtypes
+  must agree) or ``"any"`` (the output is the input value itself, e.g.
+  assign).  Results are bit-identical to the allocating kernel.  ``in_pos``
+  may count from the end (-1: the last input slot, a grad op's Out@GRAD).
 """
 from __future__ import annotations
 

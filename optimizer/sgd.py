@@ -1,4 +1,6 @@
 """``paddle.optimizer.SGD``: ``param -= lr * grad`` (the ``sgd`` op)."""
+import numpy as np
+
 from ..ops import bind, get_op
 from .optimizer import Optimizer
 
@@ -25,6 +27,18 @@ class SGD(Optimizer):
         master = self._master_weights.get(param.name) if self._master_weights else None
         if master is not None:
             return self._run_update(_SGD, (param, lr, grad, master), _MP, (param, master))
+        # hottest path: numpy arrays of one dtype whose kernel is cached (what
+        # bind would run, without its dispatch: no grad is recorded here)
+        p, g, r = getattr(param, "_data", None), getattr(grad, "_data", None), \
+            getattr(lr, "_data", None)
+        if type(p) is np.ndarray and type(g) is np.ndarray and p.dtype is g.dtype \
+                and p.shape == g.shape and type(r) is np.ndarray and r.size == 1:
+            entry = _SGD.eager_cache.get(p.dtype)
+            if entry is not None and not entry[1]:
+                d = entry[0]([p, r, g, None], _SGD.default_attrs, None)[0]
+                if d is not p:
+                    param._data = d
+                return None
         # hot path: default attrs, one in-place output to check
         outs = bind(_SGD, (param, lr, grad, None))
         d = getattr(outs[0], "_data", None)

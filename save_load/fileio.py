@@ -20,6 +20,15 @@ def describe(source):
     return name if isinstance(name, str) else "<in-memory data>"
 
 
+def blame(exc, source):
+    """Name ``source`` (a loaded model's file) in an error raised while running it, once;
+    returns ``exc`` (same type and traceback) for ``raise``."""
+    where = describe(source)
+    if exc.args and isinstance(exc.args[0], str) and where not in exc.args[0]:
+        exc.args = (f"{where}: {exc.args[0]}",) + exc.args[1:]
+    return exc
+
+
 def _default_mode():
     # the permissions a plain open() would give; mkstemp's 0600 would surprise users
     mask = os.umask(0)

@@ -93,6 +93,7 @@ def parse_program(data, source="<in-memory data>", check_ops=True):
         raise FormatError(f"{where}: not a valid ProgramDesc, required field(s) "
                           f"{', '.join(missing[:3])}{more} missing (truncated or corrupt?)")
     _check_text(desc, where)
+    _check_payloads(desc, where)
     _check_blocks(desc, where)
     try:
         program = Program._from_desc(desc)
@@ -149,6 +150,24 @@ def _check_text(desc, where):
     bad = _bad_text(p.op_name for p in desc.op_version_map.pair)
     if bad is not None:
         raise FormatError(f"{where}: op_version_map holds invalid UTF-8 ({bytes(bad)[:40]!r})")
+
+
+# scalar AttrTypes -> their payload field: proto2 reads an absent one as 0/""/false, which
+# would silently run the op with another value (Paddle's writers always set it)
+_SCALAR_PAYLOAD = {pb.INT: "i", pb.FLOAT: "f", pb.STRING: "s", pb.BOOLEAN: "b", pb.LONG: "l",
+                   pb.FLOAT64: "float64", pb.BLOCK: "block_idx", pb.VAR: "var_name",
+                   pb.SCALAR: "scalar"}
+
+
+def _check_payloads(desc, where):
+    for b in desc.blocks:
+        for i, op in enumerate(b.ops):
+            for a in op.attrs:
+                field = _SCALAR_PAYLOAD.get(a.type)
+                if field is not None and not a.HasField(field):
+                    raise FormatError(f"{where}: op #{i} '{op.type}' (block {b.idx}): attribute "
+                                      f"'{a.name}' is {pb.AttrType.Name(a.type)} but holds no "
+                                      f"value (no '{field}' field; corrupt file?)")
 
 
 def _check_blocks(desc, where):
@@ -235,10 +254,20 @@ def _check_op(program, block, i, op, where):
     od = op.opdef
     if od is None:
         return
-    for s in od.inputs:
-        if not s.dispensable and not op._inputs.get(s.name):
-            raise FormatError(f"{at}: required input slot {s.name} is missing or empty")
+    # control flow may list no variables (a branch that reads or returns nothing: FORMAT.md
+    # 7.2 #44, #49); any other required slot must name its variable(s)
+    for kind, slots, have in (("input", od.inputs, op._inputs),
+                              ("output", od.outputs, op._outputs)):
+        for s in slots:
+            may_be_empty = (op.type, s.name) in _MAY_BE_EMPTY
+            if not (s.dispensable or s.intermediate) and (
+                    s.name not in have or not (have[s.name] or may_be_empty)):
+                raise FormatError(f"{at}: required {kind} slot {s.name} is missing or empty")
     _complete_attrs(op, od, at)
+
+
+_MAY_BE_EMPTY = {("conditional_block", "Input"), ("conditional_block", "Out"),
+                 ("while", "X"), ("while", "Out")}
 
 
 def _complete_attrs(op, od, at):
@@ -290,6 +319,9 @@ def feed_fetch_targets(program, source="<program>", require=True):
                                   f"{names or []}")
             if not op.has_attr("col"):
                 raise FormatError(f"{at}: has no 'col' attribute (the input/output position)")
+            if op._types.get("col") not in ("INT", "LONG"):
+                raise FormatError(f"{at}: 'col' is stored as {op._types.get('col')} "
+                                  f"({op.attr('col')!r}), expected an INT position")
             found[kind].append((op.attr("col"), names[0], at))
     out = []
     for kind in ("feed", "fetch"):
@@ -307,7 +339,62 @@ def feed_fetch_targets(program, source="<program>", require=True):
             dup = [c for c, k in Counter(cols).items() if k > 1]
             raise FormatError(f"{where}: {kind} ops repeat col {dup[0] if dup else cols}")
         out.append(tuple(n for _, n, _ in sorted(items)))
+    if require:
+        _check_dataflow(program, where)
     return out[0], out[1]
+
+
+_IMPLICIT = HOLDER_KINDS + (VarType.LOD_TENSOR_ARRAY, VarType.STEP_SCOPES)
+_LOOPS = ("while", "conditional_block")
+
+
+def _check_dataflow(program, where):
+    """An inference program reads nothing before it is written: every op input is a feed
+    result, a parameter, a tensor array / step scope (created empty), or written by an
+    earlier op (of this block or, before the owning op, of an enclosing one).  A ``while`` /
+    ``conditional_block`` writes its ``Out`` inside its sub-block, and a ``while`` body
+    updates its condition (else the loop could never end).  Otherwise running would read
+    unset values (a wrong result) or loop forever."""
+    implicit = {v.name for b in program.blocks for v in b.vars.values()
+                if v.persistable or v.type in _IMPLICIT}
+    written = {}
+
+    def writes(idx):
+        if idx not in written:
+            written[idx] = set()
+            for op in program.blocks[idx].ops:
+                written[idx].update(op.output_arg_names)
+                for k in op.sub_blocks():
+                    written[idx] |= writes(k)
+        return written[idx]
+
+    def walk(block, defined):
+        for i, op in enumerate(block.ops):
+            at = f"{where}: op #{i} '{op.type}' (block {block.idx})"
+            if op.type != "feed":         # (a fetch reads its X; the holders are implicit)
+                for slot, names in op._inputs.items():
+                    if op.type in _HOLDER_OPS and slot != "X":
+                        continue
+                    for n in names:
+                        if n != EMPTY_VAR and n not in defined and n not in implicit:
+                            raise FormatError(f"{at} reads '{n}' ({slot}) before anything "
+                                              f"writes it: not a feed, a parameter or an "
+                                              f"earlier result")
+            for k in op.sub_blocks():
+                walk(program.blocks[k], set(defined))
+                if op.type in _LOOPS:
+                    lost = [n for n in op._outputs.get("Out", ()) if n not in writes(k)]
+                    if lost:
+                        raise FormatError(f"{at}: output(s) {lost} are not written in its "
+                                          f"block {k}")
+                if op.type == "while":
+                    for n in op._inputs.get("Condition", ()):
+                        if n not in writes(k):
+                            raise FormatError(f"{at}: its body (block {k}) never updates the "
+                                              f"condition '{n}', so the loop could not end")
+            for names in op._outputs.values():
+                defined.update(names)
+    walk(program.global_block(), set())
 
 
 # ----------------------------------------------------------------- writing

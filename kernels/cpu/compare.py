@@ -9,6 +9,9 @@ _INT_BOOL = ("bool", "int8", "int16", "int32", "int64", "uint8")
 
 
 def _binary(op_type, fn, dtypes=ALL, use_axis=True):
+    def fast(x, y):
+        return np.asarray(fn(x, y))
+
     if use_axis:
         @kernel(op_type, dtypes=dtypes)
         def k(ins, attrs, need):
@@ -17,10 +20,13 @@ def _binary(op_type, fn, dtypes=ALL, use_axis=True):
             if axis != -1:
                 y = align_y(x, y, axis)
             return (np.asarray(fn(x, y)),)
+        k.fast = lambda attrs: fast if attrs["axis"] == -1 else None
     else:
         @kernel(op_type, dtypes=dtypes)
         def k(ins, attrs, need):
             return (np.asarray(fn(ins[0], ins[1])),)
+        k.fast = lambda attrs: fast
+    k.fresh = True
     return k
 
 
@@ -39,9 +45,14 @@ for _t, _f in (("bitwise_and", np.bitwise_and), ("bitwise_or", np.bitwise_or),
 
 
 def _unary(op_type, fn, dtypes=ALL):
+    def fast(x):
+        return np.asarray(fn(x))
+
     @kernel(op_type, dtypes=dtypes)
     def k(ins, attrs, need):
         return (np.asarray(fn(ins[0])),)
+    k.fast = lambda attrs: fast
+    k.fresh = True
     return k
 
 

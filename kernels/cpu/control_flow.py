@@ -110,22 +110,29 @@ def tensor_array_to_tensor(ins, attrs, need):
 
 @kernel("tensor_array_to_tensor_grad", dtypes=ALL)
 def tensor_array_to_tensor_grad(ins, attrs, need):
-    """The slices of Out@GRAD each element of X contributed (None stays None)."""
+    """The slices of Out@GRAD each element of X contributed (None stays None).
+    OutIndex (the sizes along the axis) says how many elements did and their
+    extents: the array itself may have grown since (a list appended to after
+    it was stacked) or be seen as it was before the writes of a branch or
+    loop step that stacked it (a sub-block's scope keeps outer values on
+    entry)."""
     arr = _array(ins[0], "tensor_array_to_tensor_grad")
     g = ins[2]
     axis = attrs["axis"]
     stack = attrs["use_stack"]
     if axis < 0:
         axis += g.ndim
-    out, pos = [], 0
-    for a in arr:
-        if a is None:
+    sizes = [a.shape[axis] if not stack else 1 for a in arr if a is not None] \
+        if ins[1] is None else [int(n) for n in np.asarray(ins[1]).reshape(-1)]
+    out, pos, i = [], 0, 0
+    for n in sizes:
+        while i < len(arr) and arr[i] is None:
             out.append(None)
-            continue
-        n = 1 if stack else a.shape[axis]
+            i += 1
         idx = (slice(None),) * axis + ((pos if stack else slice(pos, pos + n)),)
-        out.append(np.ascontiguousarray(g[idx]).reshape(a.shape))
+        out.append(np.ascontiguousarray(g[idx]))
         pos += n
+        i += 1
     return (out,)
 
 

@@ -16,10 +16,32 @@ from .manipulation import ints_of
 _FLOAT32, _FLOAT64 = np.dtype("float32"), np.dtype("float64")
 
 
+def _copy(x):
+    return x.copy()
+
+
 # ------------------------------------------------------------ copies and constants
 @kernel("assign", dtypes=ALL + ("complex64", "complex128"))
 def assign(ins, attrs, need):
     return (ins[0].copy(),)
+
+
+def _same(x):
+    return x
+
+
+def _assign_reuse(attrs, pairs):
+    """A copy of a value nothing else can see (executor/reuse.py) is the value."""
+    def k(ins, a, need):
+        return (ins[0],)
+    k.fast = lambda a: _same
+    return k
+
+
+assign.fast = lambda attrs: _copy
+assign.fresh = True
+assign.inplace = ((0, 0, "any"),)
+assign.reuse = _assign_reuse
 
 
 _VALUE_KEYS = ("fp32_values", "fp64_values", "int32_values", "int64_values", "bool_values")
@@ -58,6 +80,9 @@ def fill_constant(ins, attrs, need):
     else:
         value = attrs["value"]
     return (np.full(shape, value, dtype=dt),)
+
+
+fill_constant.fresh = True
 
 
 @kernel("fill_any_like", dtypes=ALL + ("complex64", "complex128"))

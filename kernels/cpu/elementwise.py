@@ -16,8 +16,12 @@ def align_y(x, y, axis):
 
 def reduce_to(g, shape, axis=-1, full_ndim=None):
     """Sum a broadcast gradient ``g`` back to ``shape`` (the inverse of broadcast)."""
-    if g.shape == shape:
+    gs = g.shape
+    if gs == shape:
         return g
+    k = len(gs) - len(shape)
+    if k > 0 and gs[k:] == tuple(shape) and (axis == -1 or axis == k) and g.dtype.kind == "f":
+        return g.sum(axis=tuple(range(k)))      # leading axes only: the common bias case
     if axis != -1 and len(shape) < g.ndim:
         padded = (1,) * axis + tuple(shape) + (1,) * (g.ndim - axis - len(shape))
     else:
@@ -38,6 +42,33 @@ def _binary(op_type, fn, dtypes=NUMERIC):
         return (fn(x, y),)
     # executor fast form (executor/plan.py): with numpy broadcasting the op is fn itself
     k.fast = lambda attrs: fn if attrs["axis"] == -1 else None
+    k.fresh = True
+    if isinstance(fn, np.ufunc):      # Out may go into X's or Y's buffer (executor/reuse.py)
+        k.inplace = ((0, 0, "bcast"), (0, 1, "bcast"))
+        k.reuse = lambda attrs, pairs: _into(fn, pairs[0][1]) if attrs["axis"] == -1 else None
+    return k
+
+
+def _into(fn, pos):
+    """Kernel (with fast form) computing ``fn`` into input ``pos``'s array; should
+    the array not fit the result after all (declared shapes or dtypes that
+    were wrong), the result gets a new array, as without reuse."""
+    if pos == 0:
+        def fast(x, y):
+            try:
+                return fn(x, y, out=x, casting="no")
+            except (ValueError, TypeError):
+                return fn(x, y)
+    else:
+        def fast(x, y):
+            try:
+                return fn(x, y, out=y, casting="no")
+            except (ValueError, TypeError):
+                return fn(x, y)
+
+    def k(ins, attrs, need):
+        return (fast(ins[0], ins[1]),)
+    k.fast = lambda attrs: fast
     return k
 
 
@@ -93,6 +124,10 @@ def sub_grad(ins, attrs, need):
     if need is None or need[1]:
         dy = reduce_to(-g, y.shape, attrs["axis"])
     return dx, dy
+
+
+# X and Y only give shapes (executor/reuse.py); DX may be Out@GRAD itself (not fresh)
+add_grad.shape_only = sub_grad.shape_only = (0, 1)
 
 
 @kernel("elementwise_mul_grad", dtypes=NUMERIC)

@@ -23,6 +23,17 @@ def matmul_v2(ins, attrs, need):
     return (matmul(x, y, attrs["trans_x"], attrs["trans_y"]),)
 
 
+def _matmul_fast(attrs):
+    tx, ty = attrs["trans_x"], attrs["trans_y"]
+    if not tx and not ty:
+        return np.matmul
+    return lambda x, y: matmul(x, y, tx, ty)
+
+
+matmul_v2.fast = _matmul_fast
+matmul_v2.fresh = True
+
+
 def matmul_grads(x, y, g, tx, ty, need=None):
     """dX, dY of matmul(x, y, tx, ty) given dOut, with vector and batch handling."""
     xv, yv = x.ndim == 1, y.ndim == 1
@@ -54,7 +65,14 @@ def matmul_grads(x, y, g, tx, ty, need=None):
 @kernel("matmul_v2_grad", dtypes=NUMERIC)
 def matmul_v2_grad(ins, attrs, need):
     x, y, g = ins
+    if x.ndim == 2 and y.ndim == 2 and not attrs["trans_x"] and not attrs["trans_y"]:
+        # the common Linear case: what matmul_grads computes, without its generality
+        return (np.matmul(g, y.T) if need is None or need[0] else None,
+                np.matmul(x.T, g) if need is None or need[1] else None)
     return matmul_grads(x, y, g, attrs["trans_x"], attrs["trans_y"], need)
+
+
+matmul_v2_grad.fresh = True
 
 
 @kernel("matmul_v2_grad_grad", dtypes=NUMERIC)

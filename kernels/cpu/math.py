@@ -28,27 +28,128 @@ def scale(ins, attrs, need):
     return (np.asarray(out, dtype=dt),)
 
 
-def register_unary(name, fwd, grad=None, dtypes=FLOATS, grad_dtypes=None, attrs=False):
+_SCALE_TYPED = (np.dtype("float32"), np.dtype("float64"))
+
+
+def _scale_consts(attrs):
+    """{dtype: (scale, bias) as 0-d arrays of that dtype} for float32/float64
+    (the values the kernel computes with; 0-d arrays, not numpy scalars, which
+    numpy converts on every call), made once per plan."""
+    with np.errstate(over="ignore"):
+        return {dt: (np.asarray(attrs["scale"], dt), np.asarray(attrs["bias"], dt))
+                for dt in _SCALE_TYPED}
+
+
+def _scale_fast(attrs):
+    typed = _scale_consts(attrs)
+    # the integer path: a Python float attribute as a float64 0-d array (the
+    # same float64 arithmetic, converted once), an int one as it is
+    s, b = (np.asarray(v) if type(v) is float else v for v in (attrs["scale"], attrs["bias"]))
+
+    def general(x, st):
+        if st is None and x.dtype.kind in "iu":   # the kernel's integer path
+            return np.asarray(x * s + b if after else (x + b) * s, dtype=x.dtype)
+        return scale([x, st], attrs, None)[0]
+
+    after = attrs["bias_after_scale"]
+    if after:
+        def f(x, st):
+            sb = typed.get(x.dtype) if st is None else None
+            if sb is None:
+                return general(x, st)
+            out = x * sb[0] + sb[1]
+            return out if type(out) is np.ndarray else np.asarray(out)
+    else:
+        def f(x, st):
+            sb = typed.get(x.dtype) if st is None else None
+            if sb is None:
+                return general(x, st)
+            out = (x + sb[1]) * sb[0]
+            return out if type(out) is np.ndarray else np.asarray(out)
+    return f
+
+
+def _scale_reuse(attrs, pairs):
+    """scale computed in X's array (executor/reuse.py): float32/float64 only."""
+    typed = _scale_consts(attrs)
+    after = attrs["bias_after_scale"]
+
+    def f(x, st):
+        sb = typed.get(x.dtype) if st is None else None
+        if sb is None:
+            return scale([x, st], attrs, None)[0]
+        if after:
+            np.multiply(x, sb[0], out=x)
+            return np.add(x, sb[1], out=x)
+        np.add(x, sb[1], out=x)
+        return np.multiply(x, sb[0], out=x)
+
+    def k(ins, a, need):
+        return (f(ins[0], ins[1]),)
+    k.fast = lambda a: f
+    return k
+
+
+scale.fast = _scale_fast
+scale.fresh = True
+scale.inplace = ((0, 0, "same"),)
+scale.reuse = _scale_reuse
+
+
+def register_unary(name, fwd, grad=None, dtypes=FLOATS, grad_dtypes=None, attrs=False,
+                   fwd_into=None, grad_into=None):
     """Register ``name`` (and ``name_grad``).  ``fwd(x)`` / ``grad(*ins)``, or with
-    ``attrs=True`` ``fwd(x, attrs)`` / ``grad(*ins, attrs)``."""
+    ``attrs=True`` ``fwd(x, attrs)`` / ``grad(*ins, attrs)``.
+
+    Both kernels get fast forms and return new arrays (``fresh``).  ``fwd_into``
+    / ``grad_into`` (same arguments) compute the same values into X's / the
+    Out@GRAD input's array, for the executor's buffer reuse; a ufunc forward
+    has one by itself."""
+    if fwd_into is None and not attrs and isinstance(fwd, np.ufunc):
+        def fwd_into(x):
+            return fwd(x, out=x)
     if attrs:
         @kernel(name, dtypes=dtypes)
         def k(ins, a, need):
             return (fwd(ins[0], a),)
+        k.fast = lambda a: (lambda x: fwd(x, a))
     else:
         @kernel(name, dtypes=dtypes)
         def k(ins, a, need):
             return (fwd(ins[0]),)
+        k.fast = lambda a: fwd
+    _reusable(k, fwd_into, 0, attrs)
     if grad is None:
         return
     if attrs:
         @kernel(f"{name}_grad", dtypes=grad_dtypes or dtypes)
         def kg(ins, a, need):
             return (grad(*ins, a),)
+        kg.fast = lambda a: (lambda *xs: grad(*xs, a))
     else:
         @kernel(f"{name}_grad", dtypes=grad_dtypes or dtypes)
         def kg(ins, a, need):
             return (grad(*ins),)
+        kg.fast = lambda a: grad
+    _reusable(kg, grad_into, -1, attrs)
+
+
+def _reusable(k, into, in_pos, with_attrs):
+    """Mark a one-output elementwise kernel ``fresh``; with an in-place form
+    ``into``, Out may take input ``in_pos``'s buffer (kernels/registry.py)."""
+    k.fresh = True
+    if into is None:
+        return
+    k.inplace = ((0, in_pos, "same"),)
+
+    def reuse(a, pairs):
+        fast = (lambda *xs: into(*xs, a)) if with_attrs else into
+
+        def variant(ins, attrs, need):
+            return (fast(*ins),)
+        variant.fast = lambda attrs: fast
+        return variant
+    k.reuse = reuse
 
 
 def _zero_grad(g):
@@ -155,8 +256,19 @@ UNARY = {
     "erf": (erf, lambda x, g: g * _TWO_OVER_SQRT_PI * np.exp(-x * x), FLOATS),
 }
 
+
+
+def _square_grad_into(x, g):
+    np.multiply(g, 2, out=g)          # (g * 2) * x, as the grad above, in g's array
+    return np.multiply(g, x, out=g)
+
+
+# in-place forms of grads (into Out@GRAD's array) for the executor's buffer reuse
+UNARY_GRAD_INTO = {"square": _square_grad_into}
+
 for _name, (_f, _g, _dts) in UNARY.items():
-    register_unary(_name, _f, _g, _dts, grad_dtypes=FLOATS if _dts is NUMERIC else _dts)
+    register_unary(_name, _f, _g, _dts, grad_dtypes=FLOATS if _dts is NUMERIC else _dts,
+                   grad_into=UNARY_GRAD_INTO.get(_name))
 
 register_unary("sign", np.sign, dtypes=SIGNED)
 
@@ -221,9 +333,13 @@ def sum_(ins, attrs, need):
         return (_sum_general(xs),)
     if len(xs) == 1:
         return (x0.copy(),)
-    out = x0 + xs[1]
+    x1 = xs[1]
+    if x1 is None or type(x1) is list:
+        return (_sum_general(xs),)
+    out = x0 + x1
     for x in xs[2:]:
-        out += x
+        if x is not None:        # a gradient an untaken branch left unset
+            out += x
     return (out,)
 
 

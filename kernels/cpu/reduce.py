@@ -1,4 +1,6 @@
 """numpy kernels of the reductions, mean, arg_max/arg_min, cumsum, top_k_v2."""
+import math
+
 import numpy as np
 
 from ...ops import OpError
@@ -40,13 +42,43 @@ def _reducer(op_type, fn, dtypes, promote=False, fixed=None):
         dt = reduce_out_dtype(attrs, x.dtype, promote, fixed)
         out = fn(x, reduce_axes(x, attrs), dt, attrs["keep_dim"])
         return (np.asarray(out) if out.dtype == dt else np.asarray(out, dtype=dt),)
+
+    def fast(attrs):
+        od = attrs.get("out_dtype", -1)
+        if promote or fixed is not None or (od is not None and od != -1):
+            return None
+        ax = None if attrs["reduce_all"] else reduce_axes(_ND1, attrs)
+        kd = attrs["keep_dim"]
+
+        def f(x):       # what k computes, with the attribute work done once
+            dt = x.dtype
+            out = fn(x, ax if x.ndim else None, dt, kd)
+            return np.asarray(out) if out.dtype == dt else np.asarray(out, dtype=dt)
+        return f
+    k.fast = fast
+    k.fresh = True
     return k
+
+
+_ND1 = np.empty((1,))       # reduce_axes needs an x; only "is it 0-d" matters
+
+
+def _mean(x, ax, dt, kd):
+    """np.mean(x, ax, dtype=dt, keepdims=kd) without its Python-level wrapper
+    for float32/float64 (the same sum, the same division in float64 by the
+    count as an intp, so the same bits); other cases call np.mean."""
+    if dt is not x.dtype or dt.kind != "f" or dt.itemsize < 4 or not x.size:
+        return np.mean(x, axis=ax, dtype=dt, keepdims=kd)
+    s = np.add.reduce(x, axis=ax, dtype=dt, keepdims=kd)
+    n = np.intp(x.size // max(s.size, 1))
+    if type(s) is np.ndarray:
+        return np.true_divide(s, n, out=s, casting="unsafe")
+    return dt.type(s / n)
 
 
 _reducer("reduce_sum", lambda x, ax, dt, kd: np.sum(x, axis=ax, dtype=dt, keepdims=kd),
          NUMERIC + ("bool",), promote=True)
-_reducer("reduce_mean", lambda x, ax, dt, kd: np.mean(x, axis=ax, dtype=dt, keepdims=kd),
-         FLOATS)
+_reducer("reduce_mean", _mean, FLOATS)
 _reducer("reduce_prod", lambda x, ax, dt, kd: np.prod(x, axis=ax, dtype=dt, keepdims=kd),
          NUMERIC)
 for _t in ("reduce_max", "reduce_amax"):
@@ -75,8 +107,14 @@ def reduce_sum_grad(ins, attrs, need):
 @kernel("reduce_mean_grad", dtypes=FLOATS)
 def reduce_mean_grad(ins, attrs, need):
     x, g = ins
-    n = x.size // max(int(np.prod(_kept_shape(x, attrs))), 1) if x.size else 1
-    return (_broadcast(_expand(g, x, attrs) / n, x),)
+    kept = _kept_shape(x, attrs)
+    n = x.size // max(math.prod(kept), 1) if x.size else 1
+    return (_broadcast(g.reshape(kept) / n, x),)
+
+
+# X only gives the shape; the gradient is a new array (executor/reuse.py)
+for _k in (reduce_sum_grad, reduce_mean_grad):
+    _k.shape_only, _k.fresh = (0,), True
 
 
 def _extreme_grad(even):

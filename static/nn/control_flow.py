@@ -187,7 +187,50 @@ def _build_branch(program, cond_var, fn):
     return out, given
 
 
+def _is_undefined(x):
+    return type(x).__name__ == "UndefinedVar"
+
+
+def _expand_undefined(x, other):
+    """``x`` with each undefined marker standing where ``other`` has a nested
+    value replaced by markers in that value's structure (dy2static's
+    expand_undefined_var: a variable bound by one branch only)."""
+    if _is_undefined(x) and nest._is_seq(other):
+        return nest.map_structure(lambda _: x, other)
+    if nest._is_seq(x) and nest._is_seq(other) and nest.same_structure(
+            [0] * len(nest._items(x)), [0] * len(nest._items(other))) and \
+            isinstance(x, dict) == isinstance(other, dict) and \
+            (not isinstance(x, dict) or sorted(x) == sorted(other)):
+        vals = [_expand_undefined(a, b) for a, b in zip(nest._items(x), nest._items(other))]
+        if isinstance(x, dict):
+            return type(x)(zip(sorted(x), vals))
+        if isinstance(x, tuple) and hasattr(x, "_fields"):
+            return type(x)(*vals)
+        return type(x)(vals)
+    return x
+
+
+def _placeholder_like(v):
+    """The value an undefined branch result takes beside Variable ``v``: of
+    ``v``'s dtype and shape (unknown dims as 1), every element the "no value"
+    RETURN_NO_VALUE_MAGIC_NUM (zeros for a non-float ``v``), as Paddle's
+    create_undefined_variable holds it (to_static gives such an output back
+    as None: the program is flagged)."""
+    if v.type != VarType.LOD_TENSOR:
+        return create_undefined_variable()
+    shape = [d if d >= 0 else 1 for d in v.shape]
+    dtype = np.dtype(v.np_dtype)
+    if dtype.kind != "f" or dtype.itemsize < 4:
+        return _creation.full(shape, 0, dtype)
+    v.block.program._jst_no_value = True
+    return _creation.full(shape, RETURN_NO_VALUE_MAGIC_NUM, dtype)
+
+
 def _select(false_v, true_v, mask, program, where):
+    if _is_undefined(true_v) and is_static(false_v):
+        true_v = _placeholder_like(false_v)
+    elif _is_undefined(false_v) and is_static(true_v):
+        false_v = _placeholder_like(true_v)
     if not (is_static(false_v) or _is_tensor(false_v)) and \
             not (is_static(true_v) or _is_tensor(true_v)):
         if type(false_v) is type(true_v) and false_v == true_v:
@@ -199,6 +242,8 @@ def _select(false_v, true_v, mask, program, where):
                             f"both branches must return a value there")
     f, t = _as_var(program, _to_static_variable(false_v)), \
         _as_var(program, _to_static_variable(true_v))
+    if f is t:                  # a tensor array both branches wrote in place
+        return t
     block = program.current_block()
     shape = t.shape
     if len(f.shape) == len(t.shape):
@@ -238,6 +283,8 @@ def cond(pred, true_fn=None, false_fn=None, name=None, return_names=None):
         raise ValueError(f"Incompatible return values of true_fn and false_fn in cond: "
                          f"{none} returns None while {other} returns "
                          f"{nest.describe(false_given if true_out is None else true_given)}")
+    true_out, false_out = _expand_undefined(true_out, false_out), \
+        _expand_undefined(false_out, true_out)
     if not nest.same_structure(true_out, false_out):
         raise ValueError(f"Incompatible return values of true_fn and false_fn in cond: "
                          f"true_fn returns {nest.describe(true_given)} but false_fn returns "

@@ -1,0 +1,145 @@
+"""Buffer reuse, decided once per plan: an instruction whose input dies at it
+writes its output into that input's array instead of a new one.
+
+A kernel offers candidate ``(out_pos, in_pos, rule)`` pairs (``inplace``) and
+an in-place variant (``reuse``; kernels/registry.py).  A pair is taken when
+the input's value is a buffer nothing else can see and that is dead after
+the instruction:
+
+- the input is a temporary (never a persistable, feed, fetch target or value
+  from the scope) written by exactly one instruction, whose kernel declares
+  ``fresh`` outputs (or which itself got a reused buffer);
+- no instruction that read its values can have made an alias of it: every
+  such reader declares ``fresh`` outputs (a reshape, an assign, a control-flow
+  op may hand the same array on);
+- every other use of the buffer (through this variable or one that took the
+  same buffer by an earlier reuse) happens before this instruction (so the
+  threaded runner may reuse it too), or comes later and reads only its shape
+  (a kernel's ``shape_only`` inputs, e.g. X of elementwise_add_grad); this
+  instruction reads it through one slot and does not write it;
+- the shapes and dtypes declared by the program allow it (the rule; ``"any"``:
+  the output is the input itself, e.g. assign; otherwise never a 0-d value,
+  which may be a numpy scalar).
+
+The runners see nothing of this: the instruction's ``fn``/``fast`` are the
+variant's.  ``assign(plan, deps)`` returns ``{instr: pairs}``
+(``explain`` lists them).
+"""
+
+
+def _bcast_ok(plan, ins, in_pos):
+    """The declared shapes say input ``in_pos`` already has the broadcast shape
+    of all array inputs, whatever the unknown (-1) dims turn out to be."""
+    tv = plan.vars[ins.ins[in_pos]]
+    dt, target = tv.np_dtype, tv.shape
+    if dt is None:
+        return False
+    for j, s in enumerate(ins.ins):
+        if s is None or j == in_pos:
+            continue
+        if type(s) is not int:
+            return False
+        v = plan.vars[s]
+        if v.np_dtype != dt or len(v.shape) > len(target):
+            return False
+        for dk, dj in zip(target[len(target) - len(v.shape):], v.shape):
+            if not (dj == 1 or (dk not in (-1, 1) and dj in (dk, -1))):
+                return False
+    return True
+
+
+def _rule_ok(plan, ins, out_pos, in_pos, rule):
+    if rule == "any":
+        return True
+    iv = plan.vars[ins.ins[in_pos]]
+    if not iv.shape:            # 0-d values may be numpy scalars: nothing to write into
+        return False
+    if rule == "same":
+        return True
+    if rule == "bcast":
+        ov = plan.vars[ins.outs[out_pos]]
+        return ov.np_dtype == iv.np_dtype and _bcast_ok(plan, ins, in_pos)
+    return False
+
+
+def _content_reads(ins):
+    """The variables ``ins`` reads for their values (not only their shapes:
+    a kernel's ``shape_only`` input positions, e.g. X of elementwise_add_grad)."""
+    skip = getattr(ins.fn, "shape_only", ()) if ins.opdef is not None else ()
+    if not skip:
+        return set(ins.reads)
+    out = set()
+    for pos, s in enumerate(ins.ins):
+        if pos in skip or s is None:
+            continue
+        out.update((s,) if type(s) is int else s)
+    return out
+
+
+def assign(plan, deps):
+    temps = set(plan.temporaries)
+    writers, users = {}, {}
+    for ins in plan.instrs:
+        for v in ins.writes:
+            writers[v] = writers.get(v, 0) + 1
+        for v in ins.reads + ins.writes:
+            users.setdefault(v, []).append(ins.idx)
+    content = [_content_reads(ins) for ins in plan.instrs]
+    reach = deps.reach
+
+    def dead_after(group, me):
+        """Every use of the buffer's variables other than ``me`` happens before
+        ``me``, or comes later and needs only the (unchanged) shape."""
+        for w in group:
+            for u in users[w]:
+                if u == me or (reach[u] >> me) & 1:
+                    continue
+                if u < me or w in content[u] or w in plan.instrs[u].writes:
+                    return False
+        return True
+
+    owned, group, chosen = set(), {}, {}
+    for ins in plan.instrs:
+        fn, me = ins.fn, ins.idx
+        fresh = getattr(fn, "fresh", False) if ins.opdef is not None else False
+        cands = getattr(fn, "inplace", None) if fresh else None
+        pairs, taken = [], {}
+        for out_pos, in_pos, rule in cands or ():
+            in_pos %= len(ins.ins)
+            s_in = ins.ins[in_pos]
+            s_out = ins.outs[out_pos] if out_pos < len(ins.outs) else None
+            if type(s_in) is not int or type(s_out) is not int or out_pos in taken:
+                continue
+            if s_in not in owned or s_in in ins.writes or s_in in taken.values():
+                continue
+            g = group[s_in]
+            if ins.reads.count(s_in) != 1 or any(w in ins.reads for w in g if w != s_in):
+                continue
+            if not dead_after(g, me) or not _rule_ok(plan, ins, out_pos, in_pos, rule):
+                continue
+            pairs.append((out_pos, in_pos))
+            taken[out_pos] = s_in
+        if pairs:
+            variant = fn.reuse(ins.attrs, tuple(pairs))
+            if variant is not None:
+                ins.fn = variant
+                plan._set_fast(ins)
+                chosen[me] = tuple(pairs)
+            else:
+                taken = {}
+        if fresh:
+            for pos, o in enumerate(ins.outs):
+                if type(o) is not int or o not in temps or writers[o] != 1:
+                    continue
+                owned.add(o)
+                if pos in taken:
+                    g = group[taken[pos]]
+                    g.add(o)
+                    group[o] = g
+                else:
+                    group[o] = {o}
+        else:
+            for v in content[me]:
+                if v in owned:
+                    owned.difference_update(group[v])
+    return chosen
