@@ -1,0 +1,616 @@
+"""Seeded generator of random tensor programs for differential fuzzing of to_static.
+
+`generate(seed)` returns a `Program`: the text of a module a Paddle user could have written
+(``import sampan as paddle``, helper functions ``h0``, ``h1``..., the entry point ``f`` over 1-3
+float32 tensors of one small shape ``INPUT_SHAPES``), plus the set of constructs it used.
+
+The generator tracks a type per variable so every program is valid eagerly *and* lies inside
+what to_static promises to support (issue 4):
+  T  float32 tensor of the program's shape S      R  0-d float32 tensor
+  I  Python int (or 0-d int64 tensor) counter     L  Python list of T (never empty)
+  W  a row of a T (what iterating a tensor yields), read only
+New variables are bound only in the function's top-level block; names first bound inside a
+branch or loop (temporaries, loop targets, counters) are used only inside that block. Every
+assignment keeps the variable's type and shape, so both arms of a tensor `if` and every
+iteration of a tensor loop agree. Loops terminate by construction (a counter bound checked
+every iteration, before any `continue`), and loop-carried values are squashed (tanh, clip,
+sigmoid) so that conditions stay meaningful and nothing overflows.
+"""
+import random
+from dataclasses import dataclass, field
+
+SHAPES = ([3], [4], [2, 3], [3, 3], [2, 2], [3, 2])
+PARAMS = ("x", "y", "z")
+HELPER_PARAMS = ("a", "b")
+
+# Every construct the generator can emit; test_fuzz checks each one shows up in the CI range.
+FEATURES = frozenset("""
+    assign aug_assign new_var alias scalar_var int_counter int_tensor_counter list_var temp
+    if_tensor if_python elif else and or not mixed_cond
+    while_tensor while_break_bound while_python int_cast for_range_int for_range_shape for_range_tensor
+    for_enumerate for_tensor for_list break continue return_early return_tuple return_in_loop
+    helper helper_tuple helper_control_flow list_append list_stack arg_reassign_in_loop
+    alias_in_loop row_index matmul reduction where cumsum concat_slice float_cast
+""".split())
+
+WIDE_FEATURES = frozenset(["append_under_tensor_if"])  # only with Config(wide=True)
+
+# Squashing wrappers for values carried around loops.
+BOUND = ("paddle.tanh({})", "paddle.clip({}, -2.0, 2.0)", "F.sigmoid({})", "paddle.sin({})")
+UNARY = ("paddle.tanh({0})", "paddle.sin({0})", "paddle.cos({0})", "F.sigmoid({0})",
+         "paddle.abs({0})", "F.relu({0})", "{0}.tanh()", "paddle.clip({0}, -1.5, 1.5)",
+         "paddle.exp(paddle.tanh({0}))", "paddle.log(1.0 + {0} * {0})",
+         "paddle.sqrt({0} * {0} + 0.5)", "(-{0})", "F.softplus({0})", "paddle.square(paddle.tanh({0}))")
+BINARY = ("({0} + {1})", "({0} - {1})", "({0} * {1})", "paddle.maximum({0}, {1})",
+          "paddle.minimum({0}, {1})", "paddle.add({0}, {1})", "paddle.multiply({0}, {1})",
+          "({0} / (1.0 + paddle.abs({1})))", "paddle.subtract({0}, {1})")
+SCALAR = ("({0} * 0.5)", "({0} + 1.0)", "(2.0 - {0})", "({0} / 4.0)", "(0.7 * {0})",
+          "({0} ** 2)", "paddle.scale({0}, scale=0.5, bias=0.1)", "({0} - 0.3)")
+REDUCE = ("{0}.sum()", "{0}.mean()", "paddle.max({0})", "paddle.min({0})", "paddle.sum({0})",
+          "paddle.mean({0})", "{0}.max()")
+# 1-D @ 1-D matmul (a 0-d result): off until eager matmul_v2_grad handles it (fails with
+# "axis -2 is out of bounds", see /work/notes/fuzz_findings/findings.md).
+MATMUL_1D = False
+CMP = (">", "<", ">=", "<=")
+CONSTS = ("0.0", "0.0", "0.2", "-0.2", "0.5", "-0.5", "1.0")
+
+
+@dataclass
+class Config:
+    max_stmts: int = 16        # statements per function, all blocks together
+    max_depth: int = 3         # nesting of compound statements
+    max_loop_depth: int = 2
+    max_helpers: int = 2
+    wide: bool = False         # also constructs beyond issue 4's contract (see `stmt_append`)
+
+
+@dataclass
+class Program:
+    seed: int
+    source: str
+    shapes: list
+    features: frozenset = field(default_factory=frozenset)
+
+
+@dataclass
+class Ctx:
+    """Where a statement is being generated."""
+    rtypes: tuple              # the function's return types, e.g. ("T", "R")
+    depth: int = 0
+    loops: int = 0
+    top: bool = True           # directly in the function body (new variables allowed)
+    tensor_if: bool = False    # somewhere under an `if` on a tensor
+    squash: bool = False       # returned values are squashed (helpers)
+
+    def inner(self, loop=False, tensor_if=False):
+        return Ctx(self.rtypes, self.depth + 1, self.loops + loop, False,
+                   self.tensor_if or tensor_if, self.squash)
+
+
+class Scope:
+    """Visible variables and their types; a child scope's new names die with its block."""
+
+    def __init__(self, types=None, frozen=None, rows=None):
+        self.types = dict(types or {})
+        self.frozen = set(frozen or ())   # readable, never assigned (loop targets, counters)
+        self.rows = set(rows or ())       # int names known to be valid row indices
+
+    def child(self):
+        return Scope(self.types, self.frozen, self.rows)
+
+    def of(self, kind, assignable=False):
+        return [n for n, k in self.types.items()
+                if k == kind and not (assignable and n in self.frozen)]
+
+
+class Gen:
+    def __init__(self, seed, cfg):
+        self.rng = random.Random(seed)
+        self.cfg = cfg
+        self.feat = set()
+        self.next_id = {}
+        self.shape = list(self.rng.choice(SHAPES))
+        self.helpers = []          # (name, arity, nparams) of helpers defined so far
+        self.budget = 0
+
+    # -- small utilities ------------------------------------------------------------------
+    def fresh(self, prefix):
+        n = self.next_id.get(prefix, 0)
+        self.next_id[prefix] = n + 1
+        return "%s%d" % (prefix, n)
+
+    def pick(self, seq):
+        return self.rng.choice(list(seq))
+
+    def chance(self, p):
+        return self.rng.random() < p
+
+    def weighted(self, table):
+        items = [(k, w) for k, w in table if w > 0]
+        total = sum(w for _, w in items)
+        r = self.rng.random() * total
+        for k, w in items:
+            r -= w
+            if r <= 0:
+                return k
+        return items[-1][0]
+
+    # -- expressions ------------------------------------------------------------------------
+    def expr_T(self, sc, ctx, d=2):
+        if d <= 0 or self.chance(0.25):
+            return self.leaf_T(sc)
+        rows, ints, rs = sc.of("W"), sc.of("I"), sc.of("R")
+        lists = sc.of("L") if ctx.loops == 0 else []
+        kind = self.weighted([
+            ("unary", 4), ("binary", 4), ("scalar", 2.5), ("bcast_R", 1.5), ("keepdim", 1),
+            ("matmul", 1), ("where", 1), ("cumsum", 0.5), ("flip", 0.4), ("concat", 0.5),
+            ("stack2", 0.4), ("row", 2 if rows else 0), ("float_int", 1 if ints else 0),
+            ("row_index", 1.5 if sc.rows else 0), ("helper", 1.2 if self.helpers else 0),
+            ("list", 1.5 if lists else 0)])
+        sub = lambda: self.expr_T(sc, ctx, d - 1)  # noqa: E731
+        if kind == "unary":
+            return self.pick(UNARY).format(sub())
+        if kind == "binary":
+            return self.pick(BINARY).format(sub(), sub())
+        if kind == "scalar":
+            return self.pick(SCALAR).format(sub())
+        if kind == "bcast_R":
+            return "(%s %s %s)" % (sub(), self.pick("*+-"), self.expr_R(sc, ctx, d - 1))
+        if kind == "keepdim":
+            self.feat.add("reduction")
+            red = self.pick(("mean", "sum", "max", "min"))
+            return "({0} - paddle.{1}({0}, axis=-1, keepdim=True))".format(self.leaf_T(sc), red)
+        if kind == "matmul":
+            self.feat.add("matmul")
+            return self.matmul_T(sc, ctx, d)
+        if kind == "where":
+            self.feat.add("where")
+            test = "%s > %s" % (self.leaf_T(sc), self.pick((self.leaf_T(sc), "0.0", "0.3")))
+            return "paddle.where(%s, %s, %s)" % (test, sub(), sub())
+        if kind == "cumsum":
+            self.feat.add("cumsum")
+            return "(paddle.cumsum(%s, axis=-1) * 0.3)" % sub()
+        if kind == "flip":
+            return "paddle.flip(%s, axis=[0])" % sub()
+        if kind == "concat":
+            self.feat.add("concat_slice")
+            n = self.shape[0]
+            return "paddle.concat([%s, %s], axis=0)[%s]" % (
+                sub(), sub(), self.pick((":%d" % n, "%d:" % n)))
+        if kind == "stack2":
+            return "paddle.stack([%s, %s], axis=0).%s(axis=0)" % (
+                sub(), sub(), self.pick(("sum", "mean", "max")))
+        if kind == "row":
+            return "(%s %s %s)" % (sub(), self.pick("*+-"), self.pick(rows))
+        if kind == "float_int":
+            self.feat.add("float_cast")
+            return "(%s * (0.1 * float(%s)))" % (sub(), self.pick(ints))
+        if kind == "row_index":
+            self.feat.add("row_index")
+            return "(%s + %s[%s])" % (sub(), self.leaf_T(sc), self.pick(sc.rows))
+        if kind == "helper":
+            name, arity, nparams = self.pick(self.helpers)
+            call = "%s(%s)" % (name, ", ".join(sub() for _ in range(nparams)))
+            return call if arity == 1 else "%s[%d]" % (call, self.rng.randrange(arity))
+        self.feat.add("list_stack")
+        lst = self.pick(lists)
+        return self.pick(("paddle.stack({0}).mean(axis=0)", "paddle.stack({0}, axis=0).sum(axis=0)",
+                          "{0}[-1]", "{0}[0]", "(paddle.add_n({0}) * 0.5)")).format(lst)
+
+    def leaf_T(self, sc, var_only=False):
+        ts = sc.of("T")
+        if not var_only and self.chance(0.02):
+            return "paddle.full(%s, %s)" % (self.shape, self.pick(("0.5", "-0.25", "1.0")))
+        return self.pick(ts)
+
+    def matmul_T(self, sc, ctx, d):
+        a, b, c = (self.expr_T(sc, ctx, d - 1) for _ in range(3))
+        if len(self.shape) == 1:
+            if not MATMUL_1D:
+                return "(%s * (%s * %s).sum() * 0.3)" % (a, b, c)
+            return "(%s * paddle.matmul(%s, %s) * 0.3)" % (a, b, c)
+        if self.shape[0] == self.shape[1]:
+            return self.pick(("(paddle.matmul({0}, {1}) * 0.3)", "(({0} @ {1}) * 0.3)")).format(a, b)
+        return self.pick(("(paddle.matmul(paddle.matmul({0}, {1}, transpose_y=True), {2}) * 0.2)",
+                          "(({0} @ {1}.T @ {2}) * 0.2)")).format(a, b, c)
+
+    def expr_R(self, sc, ctx, d=1):
+        rs = sc.of("R")
+        if rs and self.chance(0.3):
+            return self.pick(rs)
+        self.feat.add("reduction")
+        kind = self.weighted([("reduce", 5), ("dot", 1), ("tanh", 1), ("row", 1 if sc.of("W") else 0)])
+        if kind == "dot":
+            if len(self.shape) == 1 and MATMUL_1D:
+                self.feat.add("matmul")
+                return "(paddle.matmul(%s, %s) * 0.3)" % (self.leaf_T(sc), self.leaf_T(sc))
+            return "(%s * %s).mean()" % (self.leaf_T(sc), self.leaf_T(sc))
+        if kind == "tanh" and rs:
+            return "paddle.tanh(%s + %s)" % (self.pick(rs), self.pick(REDUCE).format(self.leaf_T(sc)))
+        if kind == "row":
+            return "%s.sum()" % self.pick(sc.of("W"))
+        inner = self.expr_T(sc, ctx, d - 1) if d > 0 and self.chance(0.5) else self.leaf_T(sc)
+        return self.pick(REDUCE).format(inner)
+
+    def tensor_atom(self, sc, ctx):
+        r = self.rng.random()
+        if r < 0.55:
+            return "%s %s %s" % (self.expr_R(sc, ctx), self.pick(CMP), self.pick(CONSTS))
+        if r < 0.8:
+            return "%s %s %s" % (self.expr_R(sc, ctx), self.pick(CMP), self.expr_R(sc, ctx))
+        if r < 0.9:
+            return "paddle.any(%s > %s)" % (self.leaf_T(sc, True), self.pick(("0.8", "1.0", "0.5")))
+        return "paddle.all(%s > %s)" % (self.leaf_T(sc, True), self.pick(("-0.8", "-1.0", "0.0")))
+
+    def python_atom(self, sc, ctx):
+        ints = sc.of("I")
+        lists = sc.of("L") if ctx.loops == 0 else []
+        opts = ["%s.shape[0] %s %d" % (self.leaf_T(sc, True), self.pick(CMP), self.rng.randint(1, 4)),
+                "len(%s.shape) == %d" % (self.leaf_T(sc, True), self.rng.randint(1, 2)),
+                "len(%s) %s %d" % (self.leaf_T(sc, True), self.pick(CMP), self.rng.randint(1, 4))]
+        if ints:
+            opts += ["%s %s %d" % (self.pick(ints), self.pick(CMP), self.rng.randint(0, 3)),
+                     "%s %% 2 == %d" % (self.pick(ints), self.rng.randint(0, 1))] * 2
+        if lists:
+            opts.append("len(%s) > %d" % (self.pick(lists), self.rng.randint(1, 3)))
+        return self.pick(opts)
+
+    def cond(self, sc, ctx, tensor=True):
+        """A condition: tensor-valued when `tensor`, else Python-valued (the static program is
+        specialised on it). Composite conditions exercise and/or/not."""
+        atom = (lambda: self.tensor_atom(sc, ctx)) if tensor else (lambda: self.python_atom(sc, ctx))
+        r = self.rng.random()
+        if r < 0.5:
+            return atom()
+        if r < 0.65:
+            self.feat.add("not")
+            return "not (%s)" % atom()
+        op = "and" if r < 0.85 else "or"
+        self.feat.add(op)
+        other = atom()
+        if tensor and self.chance(0.3):
+            self.feat.add("mixed_cond")
+            other = self.python_atom(sc, ctx)
+        a, b = atom(), other
+        if self.chance(0.5):
+            a, b = b, a
+        if self.chance(0.2):
+            self.feat.add("not")
+            b = "not %s" % b
+        return "%s %s %s" % (a, op, b)
+
+    def ret_expr(self, sc, ctx):
+        parts = [self.expr_T(sc, ctx) if t == "T" else self.expr_R(sc, ctx) for t in ctx.rtypes]
+        if ctx.squash:  # helpers' results may be fed back through loops: keep them bounded
+            parts = [self.pick(BOUND).format(p) for p in parts]
+        if len(parts) > 1:
+            self.feat.add("return_tuple")
+            return ", ".join(parts) if self.chance(0.7) else "(%s)" % ", ".join(parts)
+        return parts[0]
+
+    # -- statements ---------------------------------------------------------------------------
+    def block(self, ctx, sc, n):
+        """A list of source lines (without indentation of the block itself)."""
+        lines = []
+        for _ in range(n):
+            if self.budget <= 0:
+                break
+            stmt, terminal = self.stmt(ctx, sc)
+            lines += stmt
+            if terminal:
+                break
+        return lines or ["pass"]
+
+    def stmt(self, ctx, sc):
+        self.budget -= 1
+        can_nest = ctx.depth < self.cfg.max_depth and self.budget > 1
+        can_loop = can_nest and ctx.loops < self.cfg.max_loop_depth
+        in_loop = ctx.loops > 0
+        append_ok = in_loop and sc.of("L") and (not ctx.tensor_if or self.cfg.wide)
+        kind = self.weighted([
+            ("assign", 4), ("aug", 2), ("new", 3.5 if ctx.top else 0), ("accumulate", 0.8 if ctx.top and can_loop else 0),
+            ("temp", 0 if ctx.top else 0.8), ("upd_R", 1.5 if sc.of("R") else 0),
+            ("upd_I", 1 if sc.of("I", assignable=True) else 0), ("append", 5 if append_ok else 0),
+            ("if", 3.5 if can_nest else 0), ("while", 1.6 if can_loop else 0),
+            ("for", 2.6 if can_loop else 0), ("break", 0.8 if in_loop else 0),
+            ("continue", 0.6 if in_loop else 0), ("return", 0.7 if ctx.depth > 0 else 0.3),
+            ("helper_call", 0.8 if [h for h in self.helpers if h[1] == 2] else 0)])
+        out = getattr(self, "stmt_" + kind)(ctx, sc)
+        return out if isinstance(out, tuple) else (out, False)
+
+    def stmt_assign(self, ctx, sc):
+        self.feat.add("assign")
+        target = self.target(ctx, sc)
+        value = self.expr_T(sc, ctx)
+        if ctx.loops:
+            value = self.pick(BOUND).format(value)
+            self.note_loop_write(sc, target)
+        return ["%s = %s" % (target, value)]
+
+    def stmt_aug(self, ctx, sc):
+        self.feat.add("aug_assign")
+        target = self.target(ctx, sc)
+        if ctx.loops:
+            self.note_loop_write(sc, target)
+            return ["%s %s= 0.3 * paddle.tanh(%s)" % (target, self.pick("+-"), self.expr_T(sc, ctx))]
+        return ["%s %s= %s" % (target, self.pick("+-*"), self.expr_T(sc, ctx, 1))]
+
+    def target(self, ctx, sc):
+        ts = sc.of("T", assignable=True)
+        aliases = [t for t in ts if t.startswith("g")]
+        if ctx.loops and aliases and self.chance(0.5):
+            return self.pick(aliases)  # an alias updated in a loop must not touch its origin
+        return self.pick(ts)
+
+    def note_loop_write(self, sc, target):
+        if target in PARAMS or target in HELPER_PARAMS:
+            self.feat.add("arg_reassign_in_loop")
+        elif target.startswith("g"):
+            self.feat.add("alias_in_loop")
+
+    def stmt_new(self, ctx, sc):
+        kind = self.weighted([("T", 3), ("alias", 1.8), ("R", 1.5), ("I", 1.2), ("L", 1.8)])
+        if kind == "alias":
+            self.feat.add("alias")
+            name = self.fresh("g")
+            line = "%s = %s" % (name, self.pick(sc.of("T")))
+            sc.types[name] = "T"
+        elif kind == "T":
+            self.feat.add("new_var")
+            name = self.fresh("v")
+            line = "%s = %s" % (name, self.expr_T(sc, ctx))
+            sc.types[name] = "T"
+        elif kind == "R":
+            self.feat.add("scalar_var")
+            name = self.fresh("s")
+            line = "%s = %s" % (name, self.expr_R(sc, ctx))
+            sc.types[name] = "R"
+        elif kind == "I":
+            name = self.fresh("k")
+            if self.chance(0.3):
+                self.feat.add("int_tensor_counter")
+                line = "%s = paddle.full([], %d, dtype='int64')" % (name, self.rng.randint(0, 2))
+            else:
+                self.feat.add("int_counter")
+                line = "%s = %d" % (name, self.rng.randint(0, 2))
+            sc.types[name] = "I"
+        else:
+            self.feat.add("list_var")
+            name = self.fresh("lst")
+            line = "%s = [%s]" % (name, self.expr_T(sc, ctx, 1))
+            sc.types[name] = "L"
+        return [line]
+
+    def stmt_temp(self, ctx, sc):
+        self.feat.add("temp")
+        name = self.fresh("t")
+        line = "%s = %s" % (name, self.expr_T(sc, ctx))
+        sc.types[name] = "T"
+        sc.frozen.add(name)  # its value is only read: a fresh binding per block
+        return [line]
+
+    def stmt_upd_R(self, ctx, sc):
+        target = self.pick(sc.of("R", assignable=True) or sc.of("R"))
+        if ctx.loops:
+            return ["%s = paddle.tanh(%s + %s)" % (target, target, self.expr_R(sc, ctx))]
+        return ["%s = %s * 0.5 + %s" % (target, target, self.expr_R(sc, ctx))]
+
+    def stmt_upd_I(self, ctx, sc):
+        return ["%s += %d" % (self.pick(sc.of("I", assignable=True)), self.rng.randint(1, 2))]
+
+    def stmt_append(self, ctx, sc, name=None):
+        # Appending under a tensor `if` makes the list's length data-dependent, which a static
+        # program cannot express with a Python list; only `wide` campaigns generate it.
+        self.feat.add("list_append")
+        if ctx.tensor_if:
+            self.feat.add("append_under_tensor_if")
+        return ["%s.append(%s)" % (name or self.pick(sc.of("L")), self.expr_T(sc, ctx, 1))]
+
+    def stmt_helper_call(self, ctx, sc):
+        self.feat.add("helper_tuple")
+        name, _, nparams = self.pick([h for h in self.helpers if h[1] == 2])
+        ts = sc.of("T", assignable=True)
+        a = self.pick(ts)
+        b = self.pick([t for t in ts if t != a] or ts)
+        args = ", ".join(self.expr_T(sc, ctx, 1) for _ in range(nparams))
+        return ["%s, %s = %s(%s)" % (a, b, name, args)]
+
+    def terminator(self, ctx, sc):
+        """Maybe end an `if` body with return/break/continue."""
+        opts = []
+        if ctx.loops:
+            opts += [("break", 1), ("continue", 0.7)]
+        opts += [("return", 0.8), ("none", 3)]
+        kind = self.weighted(opts)
+        if kind == "none":
+            return []
+        self.feat.add("return_early" if kind == "return" else kind)
+        if kind == "return":
+            if ctx.loops:
+                self.feat.add("return_in_loop")
+            return ["return %s" % self.ret_expr(sc, ctx)]
+        return [kind]
+
+    def stmt_if(self, ctx, sc):
+        tensor = self.chance(0.72)
+        self.feat.add("if_tensor" if tensor else "if_python")
+        lines = ["if %s:" % self.cond(sc, ctx, tensor)]
+        arms = [self.arm(ctx, sc, tensor)]
+        while self.chance(0.22) and self.budget > 0:
+            self.feat.add("elif")
+            t = self.chance(0.72) if tensor else False
+            lines_ = "elif %s:" % self.cond(sc, ctx, t)
+            arms.append((lines_, self.arm(ctx, sc, tensor or t)))
+        if self.chance(0.5) and self.budget > 0:
+            self.feat.add("else")
+            arms.append(("else:", self.arm(ctx, sc, tensor)))
+        lines += indent(arms[0])
+        for head, body in arms[1:]:
+            lines.append(head)
+            lines += indent(body)
+        return lines
+
+    def arm(self, ctx, sc, tensor):
+        inner = ctx.inner(tensor_if=tensor)
+        child = sc.child()
+        body = self.block(inner, child, self.rng.randint(1, 3))
+        if body == ["pass"] or body[-1] in ("break", "continue") or body[-1].startswith("return"):
+            return body
+        return body + self.terminator(inner, child)
+
+    def stmt_accumulate(self, ctx, sc):
+        """The common user pattern: a list seeded before a loop, appended in it, stacked after."""
+        self.feat.add("list_var")
+        name = self.fresh("lst")
+        lines = ["%s = [%s]" % (name, self.expr_T(sc, ctx, 1))]
+        sc.types[name] = "L"
+
+        def prelude(inner, child):
+            return self.stmt_append(inner, child, name)
+        loop = self.stmt_for if self.chance(0.6) else self.stmt_while
+        lines += loop(ctx, sc, prelude)
+        self.feat.add("list_stack")
+        red = self.pick(("paddle.stack({0}).mean(axis=0)", "paddle.stack({0}, axis=0).sum(axis=0) * 0.5",
+                         "paddle.stack({0}, axis=1).max(axis=1)", "paddle.add_n({0})", "{0}[-1]"))
+        return lines + ["%s = %s" % (self.pick(sc.of("T", assignable=True)), red.format(name))]
+
+    def stmt_while(self, ctx, sc, prelude=None):
+        c = self.fresh("c")
+        n = self.rng.randint(1, 4)
+        if self.chance(0.35):
+            self.feat.add("int_tensor_counter")
+            init = "%s = paddle.full([], 0, dtype='int64')" % c
+        else:
+            init = "%s = 0" % c
+        child = sc.child()
+        inner = ctx.inner(loop=True)
+        cond = self.cond(child, ctx, tensor=True)
+        if self.chance(0.15):
+            # A loop on a Python counter: unrolled while tracing, unless the body turns the
+            # counter into a tensor (an increment under a tensor `if`).
+            self.feat.add("while_python")
+            head = ["while %s < %d:" % (c, n), "    %s += 1" % c]
+        elif self.chance(0.3):
+            self.feat.update(("while_tensor", "while_break_bound"))
+            head = ["while %s:" % cond, "    %s += 1" % c, "    if %s > %d:" % (c, n), "        break"]
+        else:
+            bound = "%s < %d" % (c, n)
+            self.feat.add("while_tensor")
+            both = "%s and (%s)" % (bound, cond) if self.chance(0.5) else "(%s) and %s" % (cond, bound)
+            head = ["while %s:" % both, "    %s += 1" % c]
+        child.types[c] = "I"
+        child.frozen.add(c)
+        body = prelude(inner, child) if prelude else []
+        body += self.block(inner, child, self.rng.randint(1, 4))
+        return [init] + head + indent([b for b in body if b != "pass"] or ["pass"])
+
+    def stmt_for(self, ctx, sc, prelude=None):
+        child = sc.child()
+        inner = ctx.inner(loop=True)
+        kind = self.weighted([("range_int", 2), ("range_shape", 1.5), ("range_tensor", 1.5),
+                              ("enumerate", 1.2), ("tensor", 1.2), ("list", 0.6)])
+        self.feat.add("for_" + kind)
+        s0 = self.shape[0]
+        if kind in ("range_int", "range_shape", "range_tensor"):
+            i = self.fresh("i")
+            if kind == "range_int":
+                n = self.rng.randint(1, 4)
+                it = "range(%d)" % n if self.chance(0.8) else "range(1, %d)" % (n + 1)
+                safe = n <= s0 and not it.startswith("range(1")
+            elif kind == "range_shape":
+                it, safe = "range(%s.shape[0])" % self.leaf_T(sc, True), True
+            elif sc.of("I") and self.chance(0.25):
+                self.feat.add("int_cast")
+                it, safe = "range(int(%s) %% %d)" % (self.pick(sc.of("I")), s0 + 1), True
+            else:
+                it, safe = self.pick((
+                    "range(paddle.full([], %d, dtype='int64'))" % self.rng.randint(0, s0),
+                    "range(paddle.clip(paddle.abs(%s).sum() * 1.5, 0.0, %.1f).astype('int64'))"
+                    % (self.leaf_T(sc, True), s0))), True
+            head = "for %s in %s:" % (i, it)
+            child.types[i] = "I"
+            if safe:
+                child.rows.add(i)
+        elif kind == "enumerate":
+            i, r = self.fresh("i"), self.fresh("r")
+            head = "for %s, %s in enumerate(%s):" % (i, r, self.leaf_T(sc, True))
+            child.types.update({i: "I", r: "W"})
+            child.rows.add(i)
+        elif kind == "tensor":
+            r = self.fresh("r")
+            head = "for %s in %s:" % (r, self.leaf_T(sc, True))
+            child.types[r] = "W"
+        else:
+            e = self.fresh("e")
+            ts = sc.of("T")
+            head = "for %s in [%s]:" % (e, ", ".join(self.pick(ts) for _ in range(self.rng.randint(1, 3))))
+            child.types[e] = "T"
+            child.frozen.add(e)
+        for name, k in child.types.items():
+            if name not in sc.types and k in ("I", "W"):
+                child.frozen.add(name)
+        body = prelude(inner, child) if prelude else []
+        body += self.block(inner, child, self.rng.randint(1, 4))
+        return [head] + indent([b for b in body if b != "pass"] or ["pass"])
+
+    def stmt_break(self, ctx, sc):
+        return self.guarded(ctx, sc, "break")
+
+    def stmt_continue(self, ctx, sc):
+        return self.guarded(ctx, sc, "continue")
+
+    def stmt_return(self, ctx, sc):
+        self.feat.add("return_early")
+        if ctx.loops:
+            self.feat.add("return_in_loop")
+        return self.guarded(ctx, sc, "return %s" % self.ret_expr(sc, ctx))
+
+    def guarded(self, ctx, sc, what):
+        """`if <cond>: what`, mostly on a tensor condition."""
+        tensor = self.chance(0.8)
+        self.feat.add("if_tensor" if tensor else "if_python")
+        if what in ("break", "continue"):
+            self.feat.add(what)
+        return ["if %s:" % self.cond(sc, ctx, tensor), "    " + what]
+
+    # -- functions and programs -------------------------------------------------------------
+    def function(self, name, params, rtypes, budget, squash=False):
+        self.budget = budget
+        sc = Scope({p: "T" for p in params})
+        ctx = Ctx(tuple(rtypes), squash=squash)
+        body = self.block(ctx, sc, self.rng.randint(3, 7))
+        body = [b for b in body if b != "pass"]
+        body.append("return %s" % self.ret_expr(sc, ctx))
+        return ["def %s(%s):" % (name, ", ".join(params))] + indent(body)
+
+
+def indent(lines):
+    return ["    " + line for line in lines]
+
+
+def generate(seed, cfg=None):
+    """The program for `seed` (the same text for the same seed and config)."""
+    cfg = cfg or Config()
+    g = Gen(seed, cfg)
+    parts = []
+    for j in range(g.rng.randint(0, cfg.max_helpers)):
+        arity = g.pick((1, 1, 2))
+        nparams = g.pick((1, 2, 2))
+        parts.append(g.function("h%d" % j, HELPER_PARAMS[:nparams], ("T",) * arity,
+                                g.rng.randint(2, 6), squash=True))
+        if any(w in line for line in parts[-1] for w in ("if ", "while ", "for ")):
+            g.feat.add("helper_control_flow")
+        g.helpers.append(("h%d" % j, arity, nparams))
+    nargs = g.pick((1, 2, 2, 3))
+    rtypes = g.weighted([(("T",), 5), (("T", "T"), 2), (("T", "R"), 1.5), (("T", "T", "T"), 0.7)])
+    helper_src = list(parts)
+    main = g.function("f", PARAMS[:nargs], rtypes, g.rng.randint(6, cfg.max_stmts))
+    if any(h[0] + "(" in line for h in g.helpers for line in main):
+        g.feat.add("helper")
+    shapes = [list(g.shape) for _ in range(nargs)]
+    text = ['"""Fuzz program, seed %d (tests/fuzz/gen.py)."""' % seed,
+            "import sampan as paddle", "import sampan.nn.functional as F", "",
+            "INPUT_SHAPES = %r" % shapes, "ENTRY = 'f'", ""]
+    for p in helper_src + [main]:
+        text += ["", *p, ""]
+    return Program(seed, "\n".join(text).rstrip() + "\n", shapes, frozenset(g.feat))
