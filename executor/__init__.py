@@ -2,7 +2,8 @@
 
 ``plan`` (variable table, one instruction per op with its kernel chosen once)
 -> ``deps`` (RAW/WAR/WAW + ordering of random/side-effect ops, reduced by
-happens-before) -> ``liveness`` (when each temporary is freed) -> ``runner``
+happens-before) -> ``liveness`` (when each temporary is freed; ``reuse``: which
+ops write into the buffer of an input that dies at them) -> ``runner``
 (compiled serial, instrumented loop, or threaded; same results) ->
 ``executor`` (``Executor.run``, the interpreter cache, feeds/fetches, errors,
 ``explain``).  ``scope`` holds the values that outlive a run.

@@ -22,6 +22,7 @@ from ..static.program_guard import default_main_program
 from . import deps as D, liveness as L
 from .memory import tune_allocator
 from .plan import Plan
+from .reuse import shape_only_inputs as _shape_only_inputs
 from .runner import CompiledSerial, LoopSerial, Threaded
 from .scope import global_scope, LoDTensor
 
@@ -50,14 +51,22 @@ class ExecutionConfig:
 
 
 class Interpreter:
-    """A program's global block, planned once for given feeds/fetches and scope."""
+    """A program's global block, planned once for given feeds/fetches and scope.
 
-    def __init__(self, program, feed_names, fetch_names, scope, backend, config):
+    ``shape_only``: names among the fetches whose values the caller reads only
+    for their shapes (jit's partial program: forward values its backward reads
+    through shape-only kernel inputs); ops may reuse their buffers."""
+
+    def __init__(self, program, feed_names, fetch_names, scope, backend, config,
+                 shape_only=()):
         tune_allocator()        # also for interpreters built without an Executor (jit)
         self.scope, self.backend, self.config = scope, backend, config
         plan = self.plan = Plan(program.global_block(), feed_names, fetch_names, backend)
         self.deps = D.build(plan.instrs)
-        self.live = L.build(plan, self.deps, config.reuse)
+        fetched = set(plan.fetch_idx) - set(plan.loaded)
+        keep_shape = tuple(i for i in (plan.index.get(n) for n in shape_only)
+                           if i in fetched and not plan.vars[i].persistable)
+        self.live = L.build(plan, self.deps, config.reuse, keep_shape)
         if config.runner == "threaded":
             self.runner = Threaded(plan, self.deps, self.live, config.num_threads, config.hook)
         elif config.hook is not None:
@@ -76,6 +85,11 @@ class Interpreter:
 
     def _scope_var(self, name):
         return self.scope.find_var(name) or self.scope.var(name)
+
+    def shape_only_inputs(self):
+        """Names of the values this plan loads (feeds, scope values) that it reads
+        only for their shapes (kernels' ``shape_only`` inputs)."""
+        return [self.plan.names[i] for i in _shape_only_inputs(self.plan)]
 
     # ------------------------------------------------------------- running
     def bind(self, bound):
@@ -261,13 +275,19 @@ class Executor:
         feed = {} if feed is None else feed
         if not isinstance(feed, dict):
             raise TypeError(f"feed must be a dict of name -> array, got {type(feed).__name__}")
-        interp = self.prepare(program, feed, fetch_list, scope, use_program_cache)
-        if program._bound:
-            interp.bind(program._bound)
-        sched = getattr(program, "lr_scheduler", None)
-        if sched is not None:
-            _set_lr(program, sched, scope)
-        return interp.run(feed, return_numpy)
+        try:
+            interp = self.prepare(program, feed, fetch_list, scope, use_program_cache)
+            if program._bound:
+                interp.bind(program._bound)
+            sched = getattr(program, "lr_scheduler", None)
+            if sched is not None:
+                _set_lr(program, sched, scope)
+            return interp.run(feed, return_numpy)
+        except Exception as e:
+            if program._source is None:
+                raise
+            raise _from_model(e, program._source)
+
 
     def prepare(self, program=None, feed=None, fetch_list=None, scope=None,
                 use_program_cache=True):
@@ -370,3 +390,12 @@ def _fetch_names(block, fetch_list):
             raise ValueError(f"fetch target '{name}' is not a variable of the program")
         names.append(name)
     return tuple(names)
+
+
+def _from_model(exc, source):
+    """An error running a loaded program names the model file it came from
+    (same exception object, type and traceback)."""
+    where = f"model '{source}'"
+    if exc.args and isinstance(exc.args[0], str) and source not in exc.args[0]:
+        exc.args = (f"{where}: {exc.args[0]}",) + exc.args[1:]
+    return exc

@@ -11,7 +11,8 @@ feeds or values taken from the scope, or fetch targets (the caller gets them).
 
 With ``reuse`` (the default), instructions where a temporary dies may write
 their output into its buffer (executor/reuse.py; ``reused``: instruction ->
-chosen ``(out_pos, in_pos)`` pairs).
+chosen ``(out_pos, in_pos)`` pairs); ``shape_only``: fetch targets whose
+caller needs only their shapes, reusable likewise.
 """
 from . import reuse as R
 
@@ -20,7 +21,7 @@ class Liveness:
     __slots__ = ("serial_frees", "gc_vars", "refcount", "reused")
 
 
-def build(plan, deps, reuse=True):
+def build(plan, deps, reuse=True, shape_only=()):
     temps = set(plan.temporaries)
     users = {}
     for ins in plan.instrs:
@@ -45,5 +46,5 @@ def build(plan, deps, reuse=True):
     lv.serial_frees = tuple(tuple(f) for f in serial)
     lv.gc_vars = tuple(tuple(g) for g in gc)
     lv.refcount = tuple(refcount)
-    lv.reused = R.assign(plan, deps) if reuse else {}
+    lv.reused = R.assign(plan, deps, shape_only) if reuse else {}
     return lv

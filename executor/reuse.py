@@ -6,25 +6,26 @@ an in-place variant (``reuse``; kernels/registry.py).  A pair is taken when
 the input's value is a buffer nothing else can see and that is dead after
 the instruction:
 
-- the input is a temporary (never a persistable, feed, fetch target or value
-  from the scope) written by exactly one instruction, whose kernel declares
-  ``fresh`` outputs (or which itself got a reused buffer);
+- the input is a temporary (never a persistable, feed or value from the
+  scope, nor a fetch target unless the caller reads only its shape) written
+  by exactly one instruction, whose kernel declares ``fresh`` outputs (or
+  which itself got a reused buffer);
 - no instruction that read its values can have made an alias of it: every
   such reader declares ``fresh`` outputs (a reshape, an assign, a control-flow
   op may hand the same array on);
-- every other use of the buffer (through this variable or one that took the
-  same buffer by an earlier reuse) happens before this instruction (so the
-  threaded runner may reuse it too), or comes later and reads only its shape
-  (a kernel's ``shape_only`` inputs, e.g. X of elementwise_add_grad); this
+- every other use of it happens before this instruction (so the threaded
+  runner may reuse it too) or reads only its shape (a kernel's ``shape_only``
+  inputs, e.g. X of elementwise_add_grad, which may run at any time); this
   instruction reads it through one slot and does not write it;
 - the shapes and dtypes declared by the program allow it (the rule; ``"any"``:
   the output is the input itself, e.g. assign; otherwise never a 0-d value,
   which may be a numpy scalar).
 
 The runners see nothing of this: the instruction's ``fn``/``fast`` are the
-variant's.  ``assign(plan, deps)`` returns ``{instr: pairs}``
+variant's.  ``assign(plan, deps, shape_only)`` returns ``{instr: pairs}``
 (``explain`` lists them).
 """
+import math
 
 
 def _bcast_ok(plan, ins, in_pos):
@@ -52,8 +53,12 @@ def _rule_ok(plan, ins, out_pos, in_pos, rule):
     if rule == "any":
         return True
     iv = plan.vars[ins.ins[in_pos]]
-    if not iv.shape:            # 0-d values may be numpy scalars: nothing to write into
+    shape = iv.shape
+    if not shape:               # 0-d values may be numpy scalars: nothing to write into
         return False
+    small = getattr(ins.fn, "reuse_min", 0)
+    if small and -1 not in shape and math.prod(shape) < small:
+        return False            # the kernel's plain form is cheaper at this size
     if rule == "same":
         return True
     if rule == "bcast":
@@ -76,8 +81,25 @@ def _content_reads(ins):
     return out
 
 
-def assign(plan, deps):
-    temps = set(plan.temporaries)
+def shape_only_inputs(plan):
+    """Indices of the loaded values (``plan.loaded``) that every instruction
+    reads only for their shapes (a caller may hand in buffers it reused)."""
+    content = set()
+    for ins in plan.instrs:
+        content |= _content_reads(ins)
+        content.update(ins.writes)
+    return tuple(i for i in plan.loaded if i not in content and i not in plan.fetch_idx)
+
+
+def assign(plan, deps, shape_only=()):
+    """``shape_only``: fetch targets the caller reads only for their shapes;
+    their buffers may be reused like a temporary's.
+
+    No alias sets are needed: once an instruction took a variable's buffer,
+    every other use of that variable happened before it (or reads only its
+    shape), so only the new variable can read or hand on the buffer later.
+    Linear in the program's size."""
+    temps = set(plan.temporaries) | set(shape_only)
     writers, users = {}, {}
     for ins in plan.instrs:
         for v in ins.writes:
@@ -87,18 +109,17 @@ def assign(plan, deps):
     content = [_content_reads(ins) for ins in plan.instrs]
     reach = deps.reach
 
-    def dead_after(group, me):
-        """Every use of the buffer's variables other than ``me`` happens before
-        ``me``, or comes later and needs only the (unchanged) shape."""
-        for w in group:
-            for u in users[w]:
-                if u == me or (reach[u] >> me) & 1:
-                    continue
-                if u < me or w in content[u] or w in plan.instrs[u].writes:
-                    return False
+    def dead_after(v, me):
+        """Every use of ``v`` other than ``me`` happens before ``me`` or needs
+        only its (unchanged) shape."""
+        for u in users[v]:
+            if u == me or (reach[u] >> me) & 1:
+                continue
+            if v in content[u] or v in plan.instrs[u].writes:
+                return False
         return True
 
-    owned, group, chosen = set(), {}, {}
+    owned, chosen = set(), {}
     for ins in plan.instrs:
         fn, me = ins.fn, ins.idx
         fresh = getattr(fn, "fresh", False) if ins.opdef is not None else False
@@ -112,10 +133,9 @@ def assign(plan, deps):
                 continue
             if s_in not in owned or s_in in ins.writes or s_in in taken.values():
                 continue
-            g = group[s_in]
-            if ins.reads.count(s_in) != 1 or any(w in ins.reads for w in g if w != s_in):
+            if ins.reads.count(s_in) != 1 or not dead_after(s_in, me):
                 continue
-            if not dead_after(g, me) or not _rule_ok(plan, ins, out_pos, in_pos, rule):
+            if not _rule_ok(plan, ins, out_pos, in_pos, rule):
                 continue
             pairs.append((out_pos, in_pos))
             taken[out_pos] = s_in
@@ -125,21 +145,9 @@ def assign(plan, deps):
                 ins.fn = variant
                 plan._set_fast(ins)
                 chosen[me] = tuple(pairs)
-            else:
-                taken = {}
+                owned.difference_update(taken.values())     # now the outputs' buffers
         if fresh:
-            for pos, o in enumerate(ins.outs):
-                if type(o) is not int or o not in temps or writers[o] != 1:
-                    continue
-                owned.add(o)
-                if pos in taken:
-                    g = group[taken[pos]]
-                    g.add(o)
-                    group[o] = g
-                else:
-                    group[o] = {o}
+            owned.update(o for o in ins.writes if o in temps and writers[o] == 1)
         else:
-            for v in content[me]:
-                if v in owned:
-                    owned.difference_update(group[v])
+            owned.difference_update(content[me])
     return chosen

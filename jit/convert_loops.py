@@ -1,18 +1,25 @@
 """Loops on static tensors: ``while`` and ``for`` as ``static.nn.while_loop``.
 
 Every loop variable gets a plan before the loop is built, from its value at
-entry and (when that is not already a tensor) its value after one trial
-trace of the body, made in a scratch block that is dropped afterwards:
+entry and (when that is not already a tensor) its value after trial traces
+of the body, made in a scratch block that is dropped afterwards:
 
-    entry              after one body          carried as
+    entry              after the body          carried as
     tensor             tensor of same dtype    a copy of the tensor
+    tensor array       the array               the array (written in place, as a list)
     Python number      the same number         constant (not carried)
     Python number      another number/tensor   tensor (int64 / default float / the body's dtype)
     undefined          undefined               constant (a temporary of the body)
     undefined          tensor(s)               zero placeholders of the body's shape and dtype
-    list               longer list             tensor array (the body appends)
+                                               (the return value: the "no value" marker)
+    list               longer list / an array  tensor array (the body appends)
     any other value    the same object         constant
     anything else                              ConversionError (the type changes)
+
+What becomes a tensor can change what the body does (a counter that became a
+tensor turns ``if c > 1: brk = True`` into an ``if`` on a tensor, so the flag
+becomes a tensor too): the trial repeats from the widened entry values until
+one ran on exactly what the loop will carry.
 
 The body's results are held to the plan on every trace: numbers become
 tensors of the planned dtype, anything else that differs is refused with

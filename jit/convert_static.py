@@ -220,12 +220,14 @@ def _fit(a, b, name, sides):
 
 
 class _NeedArrays(Exception):
-    """A list argument grows differently in the two branches: it must enter
-    the ``cond`` as a tensor array ({argument position: dtype})."""
+    """A list comes out of the two branches with different lengths: it must
+    be a tensor array, entering the ``cond`` as one when it is an argument
+    ({argument position: dtype}) and leaving each branch as one ({output
+    position: dtype})."""
 
-    def __init__(self, dtypes):
-        super().__init__(dtypes)
-        self.dtypes = dtypes
+    def __init__(self, args, outs):
+        super().__init__(args, outs)
+        self.arg_dtypes, self.out_dtypes = args, outs
 
 
 def _array_dtype(*values):
@@ -268,18 +270,20 @@ def _undo(mark):
 def static_ifelse(pred, true_fn, false_fn, args, names):
     pred = _pred(pred, "`if`")
     names, args = tuple(names), tuple(args)
-    for _ in range(len(args) + 1):
+    arrays = {}                          # outputs each branch gives as a tensor array
+    for _ in range(len(names) + 1):
         mark = _mark()
         try:
-            return _static_ifelse(pred, true_fn, false_fn, args, names)
+            return _static_ifelse(pred, true_fn, false_fn, args, names, arrays)
         except _NeedArrays as e:
             _undo(mark)
-            args = tuple(list_to_array(a, e.dtypes[k]) if k in e.dtypes else a
+            args = tuple(list_to_array(a, e.arg_dtypes[k]) if k in e.arg_dtypes else a
                          for k, a in enumerate(args))
+            arrays.update(e.out_dtypes)
     raise ConversionError(f"an `if` on a tensor{_where()} could not be built")
 
 
-def _static_ifelse(pred, true_fn, false_fn, args, names):
+def _static_ifelse(pred, true_fn, false_fn, args, names, arrays):
     seen, origin, none_ret = {}, {}, {}
 
     def branch(fn, side):
@@ -295,15 +299,20 @@ def _static_ifelse(pred, true_fn, false_fn, args, names):
             for j, y in enumerate(out):          # outputs that are list arguments grown
                 if id(y) in lists:
                     origin[j] = lists[id(y)]
+            if arrays:
+                out = tuple(list_to_array(y, arrays[j]) if j in arrays and
+                            isinstance(y, list) else y for j, y in enumerate(out))
             if seen:
                 (first, a), = seen.items()
-                need = {}
+                need_args, need_outs = {}, {}
                 for j, (x, y) in enumerate(zip(a, out)):
                     dt = _array_dtype(x, y)
-                    if j in origin and _grows_apart(x, y) and dt is not None:
-                        need[origin[j]] = dt
-                if need:
-                    raise _NeedArrays(need)
+                    if _grows_apart(x, y) and dt is not None:
+                        need_outs[j] = dt
+                        if j in origin:
+                            need_args[origin[j]] = dt
+                if need_outs:
+                    raise _NeedArrays(need_args, need_outs)
                 out = tuple(_fit(x, y, n, (first, side)) for x, y, n in zip(a, out, names))
             seen[side] = out
             return out if out else None

@@ -40,7 +40,7 @@ __all__ = ["PartialProgram"]
 _GRAD_ENABLED = _engine.GRAD_ENABLED
 LOD_TENSOR_ARRAY = VarType.LOD_TENSOR_ARRAY
 _CONFIG = ExecutionConfig()
-_NO_VALUE = np.float32(RETURN_NO_VALUE_MAGIC_NUM)
+_NO_VALUE = (float(np.float32(RETURN_NO_VALUE_MAGIC_NUM)), RETURN_NO_VALUE_MAGIC_NUM)
 
 
 class _Planned:
@@ -48,11 +48,11 @@ class _Planned:
     persistables resolved to the bound eager tensors."""
     __slots__ = ("interp", "run", "persist_in", "persist_out", "n_fetch", "program")
 
-    def __init__(self, program, feed_names, fetch_names, bound, backend):
+    def __init__(self, program, feed_names, fetch_names, bound, backend, shape_only=()):
         self.program = program
         scope = Scope()
         self.interp = interp = Interpreter(program, tuple(feed_names), tuple(fetch_names),
-                                           scope, backend, _CONFIG)
+                                           scope, backend, _CONFIG, shape_only)
         interp.bind(bound)          # anything reading the scope sees the live tensors
         plan = interp.plan
         self.run = interp.runner
@@ -148,8 +148,10 @@ class PartialProgram:
         for k in self.no_value:
             t = result[k]
             a = t._data if t is not None else None
-            if a is not None and a.size and a.flat[0] == _NO_VALUE and \
-                    bool(np.all(a == _NO_VALUE)):
+            if a is None or not a.size:
+                continue
+            mark = a.flat[0]            # (a float64 marker may hold the float32 value)
+            if mark in _NO_VALUE and bool(np.all(a == mark)):
                 result[k] = None
         return result
 
@@ -291,14 +293,18 @@ class _Train:
         # backward (control-flow ops keep the scopes their grads read only
         # when such a reader exists); the backward runs the backward ops of a
         # copy where the forward values it is given count as fed.
-        self.forward = _Planned(_View(block, fwd_ops), pp.feed_names, pp.out_names + saved,
-                                pp.bound, backend)
         bprog = full.clone()
         bblock = bprog.global_block()
         for n in saved + fed_back_names:
             bblock.var(n).is_data = True
         self.backward = _Planned(_View(bblock, bblock.ops[n_fwd:]),
                                  tgrad_names + saved + fed_back_names, fetch, pp.bound, backend)
+        # saved values the backward reads only for their shapes (X of
+        # elementwise_add_grad): the forward may reuse their buffers
+        keep = set(saved) - set(pp.out_names)
+        shape_only = [n for n in self.backward.interp.shape_only_inputs() if n in keep]
+        self.forward = _Planned(_View(block, fwd_ops), pp.feed_names, pp.out_names + saved,
+                                pp.bound, backend, shape_only)
         self.backward_program = bprog
         self.n_out = len(pp.out_names)
         # first output index of each node slot (its array is the slot's forward value)

@@ -29,6 +29,10 @@ Optional attributes of a kernel function, read once when a plan is built
   must agree) or ``"any"`` (the output is the input value itself, e.g.
   assign).  Results are bit-identical to the allocating kernel.  ``in_pos``
   may count from the end (-1: the last input slot, a grad op's Out@GRAD).
+  ``reuse_min``: no reuse below this many (declared) elements, where the
+  plain fast form is cheaper than the in-place one.
+- ``shape_only = (in_pos, ...)``: inputs the kernel reads only for their
+  shape and dtype (their buffers may be reused before it runs).
 """
 from __future__ import annotations
 

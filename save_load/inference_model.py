@@ -173,6 +173,7 @@ def load_inference_model(path_prefix, executor, **kwargs):
         params = load_params(program, pfile, model)
         where = model
     feeds, fetches = feed_fetch_targets(program, where)
+    program._source = where
     _set_in_scope(global_scope(), params)
     block = program.global_block()
     return [program, list(feeds), [block.var(n) for n in fetches]]

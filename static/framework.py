@@ -173,6 +173,7 @@ class Program:
         self._version = 0
         self._sig = (-1, None)
         self._bound = {}            # name -> eager tensor standing for that persistable
+        self._source = None         # the file a loaded program came from (named in errors)
 
     # ------------------------------------------------------------- identity
     def _bump(self):

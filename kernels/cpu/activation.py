@@ -29,11 +29,19 @@ def _mask(cond, g):
     return out if g.ndim else np.asarray(out)
 
 
-def _relu_grad_into(out, g, a):
+def _relu_into(x):
+    return np.maximum(x, 0, out=x)
+
+
+def _relu_grad_into(out, g):
     return np.multiply(g, out > 0, out=g)
 
 
-def _tanh_grad_into(out, g, a):
+def _tanh_into(x):
+    return np.tanh(x, out=x)
+
+
+def _tanh_grad_into(out, g):
     t = out * out                     # g * (1 - out * out), in g's array
     np.subtract(1, t, out=t)
     return np.multiply(g, t, out=g)
@@ -161,15 +169,17 @@ ACTIVATIONS = {
                          lambda x, g, a: _mask(x > a["threshold"], g)),
 }
 
-# in-place forms (forward into X, grad into Out@GRAD) for the executor's buffer reuse
+# in-place forms (forward into X, grad into Out@GRAD; no attrs) for the
+# executor's buffer reuse
 ACTIVATIONS_INTO = {
-    "relu": (lambda x, a: np.maximum(x, 0, out=x), _relu_grad_into),
-    "tanh": (lambda x, a: np.tanh(x, out=x), _tanh_grad_into),
+    "relu": (_relu_into, _relu_grad_into),
+    "tanh": (_tanh_into, _tanh_grad_into),
 }
 
 for _name, (_f, _g) in ACTIVATIONS.items():
     _fi, _gi = ACTIVATIONS_INTO.get(_name, (None, None))
-    register_unary(_name, _f, _g, FLOATS, attrs=True, fwd_into=_fi, grad_into=_gi)
+    register_unary(_name, _f, _g, FLOATS, attrs=True, fwd_into=_fi, grad_into=_gi,
+                   into_attrs=False)
 
 
 # ------------------------------------------------------------------ softmax

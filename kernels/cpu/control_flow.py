@@ -40,7 +40,10 @@ def select_output_n(ins, n):
     k = scalar_index(mask, "select_output", "Mask")
     if not 0 <= k < n:
         raise OpError(f"select_output: Mask is {k} but Out holds {n} outputs")
-    # the branch not taken gets zeros (its gradient contribution)
+    # the branch not taken gets zeros (its gradient contribution); a tensor
+    # array's gradient stays unwritten there (None: an empty array)
+    if x is None or type(x) is list:
+        return ([x if j == k else None for j in range(n)],)
     return ([x if j == k else np.zeros_like(x) for j in range(n)],)
 
 

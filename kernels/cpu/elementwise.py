@@ -21,7 +21,8 @@ def reduce_to(g, shape, axis=-1, full_ndim=None):
         return g
     k = len(gs) - len(shape)
     if k > 0 and gs[k:] == tuple(shape) and (axis == -1 or axis == k) and g.dtype.kind == "f":
-        return g.sum(axis=tuple(range(k)))      # leading axes only: the common bias case
+        # leading axes only, the common bias case (ndarray.sum's own reduction)
+        return np.add.reduce(g, axis=0 if k == 1 else tuple(range(k)))
     if axis != -1 and len(shape) < g.ndim:
         padded = (1,) * axis + tuple(shape) + (1,) * (g.ndim - axis - len(shape))
     else:
@@ -46,25 +47,36 @@ def _binary(op_type, fn, dtypes=NUMERIC):
     if isinstance(fn, np.ufunc):      # Out may go into X's or Y's buffer (executor/reuse.py)
         k.inplace = ((0, 0, "bcast"), (0, 1, "bcast"))
         k.reuse = lambda attrs, pairs: _into(fn, pairs[0][1]) if attrs["axis"] == -1 else None
+        k.reuse_min = REUSE_MIN
     return k
 
 
+# below this many elements a new array costs less than the in-place form's
+# Python frame (the plain fast form is the ufunc itself)
+REUSE_MIN = 256
+
+
 def _into(fn, pos):
-    """Kernel (with fast form) computing ``fn`` into input ``pos``'s array; should
-    the array not fit the result after all (declared shapes or dtypes that
-    were wrong), the result gets a new array, as without reuse."""
+    """Kernel (with fast form) computing ``fn`` into input ``pos``'s array.  Same
+    dtypes give the same result dtype for these ufuncs; should the array not
+    fit the result after all (declared shapes or dtypes that were wrong), the
+    result gets a new array, as without reuse."""
     if pos == 0:
         def fast(x, y):
-            try:
-                return fn(x, y, out=x, casting="no")
-            except (ValueError, TypeError):
-                return fn(x, y)
+            if x.dtype is y.dtype:
+                try:
+                    return fn(x, y, x)
+                except (ValueError, TypeError):
+                    pass
+            return fn(x, y)
     else:
         def fast(x, y):
-            try:
-                return fn(x, y, out=y, casting="no")
-            except (ValueError, TypeError):
-                return fn(x, y)
+            if x.dtype is y.dtype:
+                try:
+                    return fn(x, y, y)
+                except (ValueError, TypeError):
+                    pass
+            return fn(x, y)
 
     def k(ins, attrs, need):
         return (fast(ins[0], ins[1]),)

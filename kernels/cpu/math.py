@@ -11,6 +11,7 @@ import numpy as np
 from ...ops.dtypes import ENUM_TO_NP
 from ...ops import OpError
 from ..registry import kernel, FLOATS, NUMERIC, ALL
+from .elementwise import REUSE_MIN
 
 SIGNED = FLOATS + ("int8", "int16", "int32", "int64")
 
@@ -97,17 +98,19 @@ scale.reuse = _scale_reuse
 
 
 def register_unary(name, fwd, grad=None, dtypes=FLOATS, grad_dtypes=None, attrs=False,
-                   fwd_into=None, grad_into=None):
+                   fwd_into=None, grad_into=None, into_attrs=None):
     """Register ``name`` (and ``name_grad``).  ``fwd(x)`` / ``grad(*ins)``, or with
     ``attrs=True`` ``fwd(x, attrs)`` / ``grad(*ins, attrs)``.
 
     Both kernels get fast forms and return new arrays (``fresh``).  ``fwd_into``
-    / ``grad_into`` (same arguments) compute the same values into X's / the
-    Out@GRAD input's array, for the executor's buffer reuse; a ufunc forward
-    has one by itself."""
-    if fwd_into is None and not attrs and isinstance(fwd, np.ufunc):
+    / ``grad_into`` compute the same values into X's / the Out@GRAD input's
+    array, for the executor's buffer reuse; they take the attrs last when
+    ``into_attrs`` (default: ``attrs``).  A ufunc forward has one by itself."""
+    into_attrs = attrs if into_attrs is None else into_attrs
+    ufunc_into = fwd_into is None and not attrs and isinstance(fwd, np.ufunc)
+    if ufunc_into:
         def fwd_into(x):
-            return fwd(x, out=x)
+            return fwd(x, x)
     if attrs:
         @kernel(name, dtypes=dtypes)
         def k(ins, a, need):
@@ -118,7 +121,9 @@ def register_unary(name, fwd, grad=None, dtypes=FLOATS, grad_dtypes=None, attrs=
         def k(ins, a, need):
             return (fwd(ins[0]),)
         k.fast = lambda a: fwd
-    _reusable(k, fwd_into, 0, attrs)
+    _reusable(k, fwd_into, 0, into_attrs)
+    if ufunc_into:          # small arrays: the plain ufunc call is cheaper (elementwise.py)
+        k.reuse_min = REUSE_MIN
     if grad is None:
         return
     if attrs:
@@ -131,7 +136,7 @@ def register_unary(name, fwd, grad=None, dtypes=FLOATS, grad_dtypes=None, attrs=
         def kg(ins, a, need):
             return (grad(*ins),)
         kg.fast = lambda a: grad
-    _reusable(kg, grad_into, -1, attrs)
+    _reusable(kg, grad_into, -1, into_attrs)
 
 
 def _reusable(k, into, in_pos, with_attrs):

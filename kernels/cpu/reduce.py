@@ -70,10 +70,10 @@ def _mean(x, ax, dt, kd):
     if dt is not x.dtype or dt.kind != "f" or dt.itemsize < 4 or not x.size:
         return np.mean(x, axis=ax, dtype=dt, keepdims=kd)
     s = np.add.reduce(x, axis=ax, dtype=dt, keepdims=kd)
-    n = np.intp(x.size // max(s.size, 1))
     if type(s) is np.ndarray:
-        return np.true_divide(s, n, out=s, casting="unsafe")
-    return dt.type(s / n)
+        return np.true_divide(s, np.intp(x.size // max(s.size, 1)), out=s, casting="unsafe")
+    # a full reduction: the same float64 division as numpy's, in Python floats
+    return np.asarray(float(s) / x.size, dtype=dt)
 
 
 _reducer("reduce_sum", lambda x, ax, dt, kd: np.sum(x, axis=ax, dtype=dt, keepdims=kd),
@@ -110,6 +110,26 @@ def reduce_mean_grad(ins, attrs, need):
     kept = _kept_shape(x, attrs)
     n = x.size // max(math.prod(kept), 1) if x.size else 1
     return (_broadcast(g.reshape(kept) / n, x),)
+
+
+def _mean_grad_fast(attrs):
+    memo = {}       # x's shape -> (kept shape, count): the attribute work, once per shape
+
+    def f(x, g):
+        shape = x.shape
+        e = memo.get(shape)
+        if e is None:
+            kept = _kept_shape(x, attrs)
+            e = (kept, x.size // max(math.prod(kept), 1) if x.size else 1)
+            if len(memo) < 64:
+                memo[shape] = e
+        out = np.empty(shape, dtype=x.dtype)
+        out[...] = g.reshape(e[0]) / e[1]
+        return out
+    return f
+
+
+reduce_mean_grad.fast = _mean_grad_fast
 
 
 # X only gives the shape; the gradient is a new array (executor/reuse.py)

@@ -139,7 +139,7 @@ class Gen:
     def expr_T(self, sc, ctx, d=2):
         if d <= 0 or self.chance(0.25):
             return self.leaf_T(sc)
-        rows, ints, rs = sc.of("W"), sc.of("I"), sc.of("R")
+        rows, ints = sc.of("W"), sc.of("I")
         lists = sc.of("L") if ctx.loops == 0 else []
         kind = self.weighted([
             ("unary", 4), ("binary", 4), ("scalar", 2.5), ("bcast_R", 1.5), ("keepdim", 1),

@@ -150,3 +150,24 @@ def test_item_writes_in_tensor_branches_and_loops():
     _differential(_set_in_branch, [1.0, 1.5])
     _differential(_set_in_branch, [-1.0, -1.5])
     _differential(_set_in_loop, [1.0, 1.5])
+
+
+def _lists_apart(x):
+    lst = [x]
+    if x.sum() > 0:
+        if x.mean() > 1.0:
+            lst.append(x * 2.0)
+        else:
+            lst.append(x * 3.0)
+            lst.append(x * 4.0)
+    other = [x]
+    if x.sum() > 0:
+        other.append(x)
+    else:
+        other = [x, x * 2.0, x]
+    return paddle.stack(lst).sum(axis=0), len(lst), paddle.stack(other).sum(axis=0)
+
+
+def test_lists_of_different_lengths_out_of_tensor_branches():
+    for x in ([2.0, 3.0], [0.5, 0.3], [-1.0, -2.0]):
+        _differential(_lists_apart, x)

@@ -57,16 +57,17 @@ def _reused(exe, main, feed, fetch, scope=None):
 
 def test_mlp_training_bit_identical_with_and_without_reuse(prog):
     main, startup = prog
-    x = static.data("x", [8, 6], "float32")
-    y = static.data("y", [8, 3], "float32")
-    h = paddle.nn.functional.relu(paddle.nn.Linear(6, 5)(x))
-    h = paddle.tanh(paddle.nn.Linear(5, 5)(h))
-    out = paddle.nn.Linear(5, 3)(h)
+    # 32 x 16 values: over the size where elementwise ops reuse (kernels' reuse_min)
+    x = static.data("x", [32, 6], "float32")
+    y = static.data("y", [32, 16], "float32")
+    h = paddle.nn.functional.relu(paddle.nn.Linear(6, 16)(x))
+    h = paddle.tanh(paddle.nn.Linear(16, 16)(h))
+    out = paddle.nn.Linear(16, 16)(h)
     loss = paddle.nn.functional.mse_loss(out, y)
     paddle.optimizer.SGD(learning_rate=0.1).minimize(loss)
     rng = np.random.default_rng(0)
-    feed = {"x": rng.standard_normal((8, 6)).astype("float32"),
-            "y": rng.standard_normal((8, 3)).astype("float32")}
+    feed = {"x": rng.standard_normal((32, 6)).astype("float32"),
+            "y": rng.standard_normal((32, 16)).astype("float32")}
     _same(_run_all(main, feed, [loss, out], startup, steps=3))
     exe = static.Executor()
     scope = static.Scope()
@@ -118,22 +119,31 @@ def test_no_reuse_of_fetched_persistable_fed_or_still_read_values(prog):
 
 def test_views_and_broadcasts_block_reuse(prog):
     main, _ = prog
-    x = static.data("x", [2, 6], "float32")
+    x = static.data("x", [16, 32], "float32")
     t = paddle.exp(x)
-    r = paddle.reshape(t, [3, 4])          # may be a view of t's array
+    r = paddle.reshape(t, [32, 16])        # may be a view of t's array
     u = paddle.tanh(t)                     # t dies here, but r may alias it
     v = r * 3.0
-    small = paddle.exp(static.data("s", [6], "float32"))
+    small = paddle.exp(static.data("s", [32], "float32"))
     big = small + x                        # small's array is too small for the result
-    feed = {"x": np.linspace(-1, 1, 12, dtype="float32").reshape(2, 6),
-            "s": np.linspace(0, 1, 6, dtype="float32")}
+    feed = {"x": np.linspace(-1, 1, 512, dtype="float32").reshape(16, 32),
+            "s": np.linspace(0, 1, 32, dtype="float32")}
     results = _run_all(main, feed, [u, v, big])
     _same(results)
     xa = feed["x"]
-    np.testing.assert_array_equal(results[0][0][1], np.exp(xa).reshape(3, 4) * np.float32(3))
+    np.testing.assert_array_equal(results[0][0][1],
+                                  np.exp(xa).reshape(32, 16) * np.float32(3))
     reused, _ = _reused(static.Executor(), main, feed, [u, v, big])
     assert "tanh" not in reused
     assert "elementwise_add" not in reused
+
+
+def test_small_arrays_keep_the_plain_ufunc(prog):
+    main, _ = prog
+    x = static.data("x", [4], "float32")
+    out = paddle.exp(x) + x
+    reused, interp = _reused(static.Executor(), main, {"x": np.zeros(4, "float32")}, [out])
+    assert "elementwise_add" not in reused and interp.plan.instrs[1].fast is np.add
 
 
 def test_dynamic_batch_bias_add_reuses(prog):
@@ -156,16 +166,16 @@ def test_dynamic_batch_bias_add_reuses(prog):
 def test_reuse_falls_back_when_declared_shapes_were_wrong(prog):
     main, _ = prog
     gb = main.global_block()
-    # declared [2, 3] but not feed-checked (as in a hand-edited loaded model)
-    x = gb.create_var(name="x", shape=[2, 3], dtype="float32")
-    y = static.data("y", [2, 3], "float32")
+    # declared [16, 32] but not feed-checked (as in a hand-edited loaded model)
+    x = gb.create_var(name="x", shape=[16, 32], dtype="float32")
+    y = static.data("y", [16, 32], "float32")
     out = paddle.exp(x) + y
-    feed = {"x": np.zeros((1, 3), "float32"), "y": np.ones((2, 3), "float32")}
+    feed = {"x": np.zeros((1, 32), "float32"), "y": np.ones((16, 32), "float32")}
     exe = static.Executor()
     reused, _ = _reused(exe, main, feed, [out])
     assert "elementwise_add" in reused
     got, = exe.run(main, feed=feed, fetch_list=[out])
-    np.testing.assert_array_equal(got, np.full((2, 3), 2.0, "float32"))
+    np.testing.assert_array_equal(got, np.full((16, 32), 2.0, "float32"))
 
 
 def test_compiled_while_loop_matches_and_handles_zero_trips(prog):
@@ -257,3 +267,60 @@ def test_eager_sgd_fast_path_matches_the_op():
     np.testing.assert_array_equal(lin.weight.numpy(), w0 - g * np.float32(0.5))
     opt.clear_grad()
     assert not lin.weight.grad.numpy().any()
+
+
+def test_executor_memo_follows_program_changes_fetches_and_scopes(prog):
+    main, _ = prog
+    x = static.data("x", [2], "float32")
+    a = paddle.exp(x)
+    b = a * 2.0
+    exe = static.Executor()
+    feed = {"x": np.zeros(2, "float32")}
+    assert exe.run(main, feed=feed, fetch_list=[a])[0].tolist() == [1.0, 1.0]
+    assert exe.run(main, feed=feed, fetch_list=[b])[0].tolist() == [2.0, 2.0]
+    assert exe.run(main, feed=feed, fetch_list=[b.name])[0].tolist() == [2.0, 2.0]
+    c = b + 1.0                  # the program changes: a new plan
+    assert exe.run(main, feed=feed, fetch_list=[c])[0].tolist() == [3.0, 3.0]
+    s1, s2 = static.Scope(), static.Scope()
+    i1 = exe.prepare(main, feed, [c], s1)
+    assert exe.prepare(main, feed, [c], s1) is i1
+    assert exe.prepare(main, feed, [c], s2) is not i1
+    assert exe.prepare(main, feed, [c], s1, use_program_cache=False) is not i1
+
+
+def test_to_static_training_reuses_shape_only_saved_values():
+    paddle.disable_static()
+    paddle.seed(0)
+    net = paddle.nn.Sequential(paddle.nn.Linear(6, 5), paddle.nn.ReLU(), paddle.nn.Linear(5, 3))
+    ref = paddle.nn.Sequential(paddle.nn.Linear(6, 5), paddle.nn.ReLU(), paddle.nn.Linear(5, 3))
+    ref.set_state_dict(net.state_dict())
+    rng = np.random.default_rng(0)
+    x = paddle.to_tensor(rng.standard_normal((4, 6)).astype("float32"))
+    y = paddle.to_tensor(rng.standard_normal((4, 3)).astype("float32"))
+
+    class WithLoss(paddle.nn.Layer):
+        def __init__(self, net):
+            super().__init__()
+            self.net = net
+
+        def forward(self, x, y):
+            return paddle.nn.functional.mse_loss(self.net(x), y)
+
+    model = paddle.jit.to_static(WithLoss(net), full_graph=True)
+    opts = [paddle.optimizer.SGD(learning_rate=0.1, parameters=m.parameters())
+            for m in (model, ref)]
+    for _ in range(3):
+        losses = []
+        for m, opt, f in ((model, opts[0], lambda: model(x, y)),
+                          (ref, opts[1], lambda: paddle.nn.functional.mse_loss(ref(x), y))):
+            loss = f()
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            losses.append(float(loss))
+        assert losses[0] == losses[1]
+    for p, q in zip(net.parameters(), ref.parameters()):
+        np.testing.assert_array_equal(p.numpy(), q.numpy())
+    pp = list(model.forward._entries.values())[0].partial_program
+    text = pp.explain()
+    assert "elementwise_add" in text and "in place: linear" in text
