@@ -324,3 +324,75 @@ def test_to_static_training_reuses_shape_only_saved_values():
     pp = list(model.forward._entries.values())[0].partial_program
     text = pp.explain()
     assert "elementwise_add" in text and "in place: linear" in text
+
+
+def _random_program(rng, n_ops):
+    """A random DAG over [16, 32] values: elementwise ops (reusable), views,
+    copies, reductions and their consumers; returns the vars to fetch."""
+    x = static.data("x", [16, 32], "float32")
+    b = static.data("b", [32], "float32")
+    pool = [x, paddle.exp(x * 0.1)]
+    for _ in range(n_ops):
+        a = pool[rng.integers(len(pool))]
+        c = pool[rng.integers(len(pool))]
+        k = rng.integers(9)
+        if k == 0:
+            v = a + c
+        elif k == 1:
+            v = a * c - b
+        elif k == 2:
+            v = paddle.nn.functional.relu(a)
+        elif k == 3:
+            v = paddle.tanh(a) * 0.5 + 0.25
+        elif k == 4:
+            v = paddle.reshape(paddle.reshape(a, [32, 16]), [16, 32])
+        elif k == 5:
+            v = paddle.assign(a)
+        elif k == 6:
+            v = a - a.mean(axis=0, keepdim=True)
+        elif k == 7:
+            v = paddle.square(a) * 0.01
+        else:
+            v = b + a
+        pool.append(v)
+    picks = sorted({int(i) for i in rng.integers(2, len(pool), 4)}) + [len(pool) - 1]
+    return [pool[i] for i in dict.fromkeys(picks)]
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_programs_agree_with_and_without_reuse(seed):
+    rng = np.random.default_rng(seed)
+    main = static.Program()
+    paddle.enable_static()
+    try:
+        with unique_name.guard(), static.program_guard(main, static.Program()):
+            fetch = _random_program(rng, 25)
+    finally:
+        paddle.disable_static()
+    feed = {"x": rng.standard_normal((16, 32)).astype("float32"),
+            "b": rng.standard_normal(32).astype("float32")}
+    x0 = feed["x"].copy()
+    _same(_run_all(main, feed, fetch, steps=2))
+    np.testing.assert_array_equal(feed["x"], x0)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_programs_with_gradients_agree_with_and_without_reuse(seed):
+    rng = np.random.default_rng(100 + seed)
+    main = static.Program()
+    paddle.enable_static()
+    try:
+        with unique_name.guard(), static.program_guard(main, static.Program()):
+            fetch = _random_program(rng, 20)
+            x = main.global_block().var("x")
+            x.stop_gradient = False
+            loss = fetch[0].mean()
+            for v in fetch[1:]:
+                loss = loss + v.mean()
+            grads = static.gradients([loss], [x])
+    finally:
+        paddle.disable_static()
+    feed = {"x": rng.standard_normal((16, 32)).astype("float32"),
+            "b": rng.standard_normal(32).astype("float32")}
+    outs = [loss] + [g for g in grads if g is not None]
+    _same(_run_all(main, feed, outs, steps=2))
