@@ -30,7 +30,8 @@ FEATURES = frozenset("""
     while_tensor while_break_bound while_python int_cast for_range_int for_range_shape for_range_tensor
     for_enumerate for_tensor for_list break continue return_early return_tuple return_in_loop
     helper helper_tuple helper_control_flow list_append list_stack arg_reassign_in_loop
-    alias_in_loop row_index matmul reduction where cumsum concat_slice float_cast
+    alias_in_loop row_index matmul reduction where cumsum concat_slice float_cast assert
+    isinstance closure
 """.split())
 
 WIDE_FEATURES = frozenset(["append_under_tensor_if"])  # only with Config(wide=True)
@@ -253,6 +254,9 @@ class Gen:
                      "%s %% 2 == %d" % (self.pick(ints), self.rng.randint(0, 1))] * 2
         if lists:
             opts.append("len(%s) > %d" % (self.pick(lists), self.rng.randint(1, 3)))
+        if self.chance(0.1):
+            self.feat.add("isinstance")
+            return "isinstance(%s, paddle.Tensor)" % self.leaf_T(sc, True)
         return self.pick(opts)
 
     def cond(self, sc, ctx, tensor=True):
@@ -314,7 +318,8 @@ class Gen:
             ("if", 3.5 if can_nest else 0), ("while", 1.6 if can_loop else 0),
             ("for", 2.6 if can_loop else 0), ("break", 0.8 if in_loop else 0),
             ("continue", 0.6 if in_loop else 0), ("return", 0.7 if ctx.depth > 0 else 0.3),
-            ("helper_call", 0.8 if [h for h in self.helpers if h[1] == 2] else 0)])
+            ("helper_call", 0.8 if [h for h in self.helpers if h[1] == 2] else 0),
+            ("assert", 0.3)])
         out = getattr(self, "stmt_" + kind)(ctx, sc)
         return out if isinstance(out, tuple) else (out, False)
 
@@ -380,6 +385,32 @@ class Gen:
             line = "%s = [%s]" % (name, self.expr_T(sc, ctx, 1))
             sc.types[name] = "L"
         return [line]
+
+    def stmt_assert(self, ctx, sc):
+        """Asserts that hold on every input (a failing one would be an eager error)."""
+        self.feat.add("assert")
+        v = self.leaf_T(sc, True)
+        return ["assert " + self.pick((
+            "len(%s.shape) == %d" % (v, len(self.shape)),
+            "%s.shape[-1] == %d" % (v, self.shape[-1]),
+            "paddle.all(paddle.abs(paddle.tanh(%s)) <= 1.0)" % v,
+            "%s.sum() == %s.sum(), 'sum is not deterministic'" % (v, v)))]
+
+    def closure(self, params):
+        """A function nested in f that reads f's parameters at call time (late binding: f may
+        reassign them before calling it)."""
+        name = self.fresh("inner")
+        saved = self.budget
+        self.budget = self.rng.randint(1, 3)
+        sc = Scope({"a": "T", **{p: "T" for p in params}}, frozen=params)
+        ctx = Ctx(("T",), squash=True)
+        body = [b for b in self.block(ctx, sc, self.rng.randint(1, 2)) if b != "pass"]
+        outer = self.pick(params)
+        body.append("return %s" % self.pick(BOUND).format("a * 0.5 + %s" % outer))
+        self.budget = saved
+        self.feat.add("closure")
+        self.helpers.append((name, 1, 1))
+        return ["def %s(a):" % name] + indent(body)
 
     def stmt_temp(self, ctx, sc):
         self.feat.add("temp")
@@ -578,7 +609,8 @@ class Gen:
         self.budget = budget
         sc = Scope({p: "T" for p in params})
         ctx = Ctx(tuple(rtypes), squash=squash)
-        body = self.block(ctx, sc, self.rng.randint(3, 7))
+        nested = self.closure(params) if name == "f" and self.chance(0.25) else []
+        body = nested + self.block(ctx, sc, self.rng.randint(3, 7))
         body = [b for b in body if b != "pass"]
         body.append("return %s" % self.ret_expr(sc, ctx))
         return ["def %s(%s):" % (name, ", ".join(params))] + indent(body)

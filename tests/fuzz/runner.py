@@ -116,7 +116,8 @@ def run_requests(requests, jobs=2, timeout=30.0, on_result=None):
     for r in requests:
         todo.put(r)
     results, lock = {}, threading.Lock()
-    log_dir = tempfile.mkdtemp(prefix="sampan_fuzz_logs_")
+    logs = tempfile.TemporaryDirectory(prefix="sampan_fuzz_logs_")
+    log_dir = logs.name
     errors = []
 
     def serve():
@@ -142,6 +143,7 @@ def run_requests(requests, jobs=2, timeout=30.0, on_result=None):
         t.start()
     for t in threads:
         t.join()
+    logs.cleanup()
     if errors:
         raise errors[0]
     return results

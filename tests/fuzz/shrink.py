@@ -245,7 +245,8 @@ def shrink_result(source, result, static="sampan", timeout=30.0, seed=0, max_che
     own = check is None
     if own:
         from .runner import Worker
-        worker = Worker(tempfile.mkdtemp(prefix="sampan_fuzz_shrink_"))
+        logs = tempfile.TemporaryDirectory(prefix="sampan_fuzz_shrink_")
+        worker = Worker(logs.name)
         counter = iter(range(1 << 30))
 
         def check(src, inputs):
@@ -258,6 +259,7 @@ def shrink_result(source, result, static="sampan", timeout=30.0, seed=0, max_che
     finally:
         if own:
             worker.stop()
+            logs.cleanup()
     res = dict(sh.last_result or result)
     if len(inputs) == 1:
         res["inputs"] = [np.asarray(a).tolist() for a in inputs[0]]

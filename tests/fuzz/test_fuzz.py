@@ -122,6 +122,18 @@ def test_check_program_classes(tmp_path):
     assert res["status"] == MISMATCH and res["kind"] == "value" and len(res["inputs"]) == 1
 
 
+@pytest.mark.skipif(to_static_missing(), reason="sampan.jit has no to_static yet (issue 4)")
+def test_check_program_refuses_agreement_without_a_traced_program(tmp_path):
+    jit = importlib.import_module("sampan.jit")
+    jit.enable_to_static(False)
+    try:
+        res = check_program(SIMPLE % "", 0, directory=str(tmp_path))
+    finally:
+        jit.enable_to_static(True)
+    assert res["status"] == MISMATCH and res["kind"] == "not_traced"
+    assert check_program(SIMPLE % "", 0, directory=str(tmp_path), name="p2")["status"] == AGREE
+
+
 # -- runner isolation -----------------------------------------------------------------------------
 SIMPLE = "import sampan as paddle\nimport os\nINPUT_SHAPES = [[3]]\n\ndef f(x):\n%s    return x * 2.0\n"
 

@@ -17,6 +17,7 @@ stderr so it cannot corrupt the protocol.
 """
 import importlib
 import importlib.util
+import itertools
 import json
 import os
 import re
@@ -263,10 +264,11 @@ def _exc_info(exc, phase):
 
 
 def check_program(source, seed=0, static="sampan", inputs=None, k=3, n_candidates=8,
-                  name="fuzz_prog", directory=None):
+                  name=None, directory=None):
     """Judge one program. `inputs` (list of input sets, each a list of arrays) overrides the
     coverage-driven choice (the shrinker pins the failing input this way)."""
-    directory = directory or tempfile.mkdtemp(prefix="sampan_fuzz_")
+    directory = directory or _scratch()
+    name = name or "fuzz_prog_%d" % next(_NAMES)  # a fresh file and module per program
     res = {"status": AGREE, "notes": []}
     try:
         mod = load_program(source, name, directory)
@@ -299,7 +301,11 @@ def check_program(source, seed=0, static="sampan", inputs=None, k=3, n_candidate
                            inputs=[a.tolist() for a in arrays])
                 break
         traced = getattr(sfn, "get_traced_count", None)
-        if res["status"] == AGREE and traced is not None and traced() > 1:
+        if res["status"] == AGREE and traced is not None and traced() == 0:
+            # Agreement that never went through a program proves nothing (e.g. to_static
+            # silently disabled): count it as a failure.
+            res.update(status=MISMATCH, kind="not_traced", message="to_static traced no program")
+        elif res["status"] == AGREE and traced is not None and traced() > 1:
             res["notes"].append("retraced: %d programs for one input signature" % traced())
     except Exception as exc:
         res.update(status=STATIC_ERROR, input_index=idx if phase == "call" else None,
@@ -312,6 +318,17 @@ def check_program(source, seed=0, static="sampan", inputs=None, k=3, n_candidate
         sys.modules.pop(name, None)
     res["n_inputs"] = len(inputs)
     return res
+
+
+_SCRATCH = []
+_NAMES = itertools.count()
+
+
+def _scratch():
+    """One temporary folder per process for programs judged in-process (removed at exit)."""
+    if not _SCRATCH:
+        _SCRATCH.append(tempfile.TemporaryDirectory(prefix="sampan_fuzz_"))
+    return _SCRATCH[0].name
 
 
 def _resolve(spec):
@@ -343,16 +360,16 @@ def main():
     proto = os.fdopen(os.dup(1), "w", buffering=1)
     os.dup2(2, 1)                      # native writes to fd 1 land on stderr too
     sys.stdout = sys.stderr
-    directory = tempfile.mkdtemp(prefix="sampan_fuzz_")
-    for line in sys.stdin:
-        if not line.strip():
-            continue
-        req = json.loads(line)
-        proto.write(json.dumps({"id": req["id"], "event": "start"}) + "\n")
-        res = check_program(req["source"], req.get("seed", 0), req.get("static", "sampan"),
-                            req.get("inputs"), req.get("k", 3), name="fz_" + _safe(req["id"]),
-                            directory=directory)
-        proto.write(json.dumps({"id": req["id"], "event": "done", "result": res}) + "\n")
+    with tempfile.TemporaryDirectory(prefix="sampan_fuzz_") as directory:
+        for line in sys.stdin:
+            if not line.strip():
+                continue
+            req = json.loads(line)
+            proto.write(json.dumps({"id": req["id"], "event": "start"}) + "\n")
+            res = check_program(req["source"], req.get("seed", 0), req.get("static", "sampan"),
+                                req.get("inputs"), req.get("k", 3), name="fz_" + _safe(req["id"]),
+                                directory=directory)
+            proto.write(json.dumps({"id": req["id"], "event": "done", "result": res}) + "\n")
 
 
 def _safe(text):
