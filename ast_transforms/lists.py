@@ -82,13 +82,19 @@ class Lists(Feature):
         return node
 
     def _index(self, node):
-        index = node.slice
-        if isinstance(index, gast.Slice):
-            none = gast.Constant(value=None, kind=None)
-            index = templates.replace_expr("slice(a, b, c)", origin=node,
-                                           a=index.lower or none, b=index.upper or none,
-                                           c=index.step or none)
-        return index
+        """The subscript as an expression: slices (also inside a tuple index,
+        ``x[:, 0]``) become ``slice(...)`` calls, which are valid outside ``[]``."""
+        def expr(index):
+            if isinstance(index, gast.Slice):
+                none = gast.Constant(value=None, kind=None)
+                return templates.replace_expr("slice(a, b, c)", origin=node,
+                                              a=index.lower or none, b=index.upper or none,
+                                              c=index.step or none)
+            if isinstance(index, gast.Tuple) and any(isinstance(e, gast.Slice)
+                                                      for e in index.elts):
+                return gast.Tuple(elts=[expr(e) for e in index.elts], ctx=gast.Load())
+            return index
+        return expr(node.slice)
 
     def _item_target(self, target):
         """The container name when ``target`` is ``<local name>[...]``."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..ops import OpError, set_mode_handler
+from ..ops import OpError, set_mode_handler, set_constant_handler
 from ..ops.grad_rules import GradStep, grad_steps, differentiable_outputs  # noqa: F401
 from ..ops.dtypes import to_np_dtype
 from ..kernels.registry import KernelKey, select_kernel, CPU, ANY
@@ -245,3 +245,5 @@ def _finish(op, ins, arrays, attrs, entry, req):
 
 
 set_mode_handler("eager", run_op)
+set_constant_handler("eager", lambda array, stop_gradient, dtype: Tensor(
+    array if dtype is None else array.astype(dtype, copy=False), stop_gradient))

@@ -11,35 +11,43 @@ place of replaying grad ops.
 array per output (None where no gradient arrived) and returns one gradient
 array (or None) per entry of ``node.ins``.  What the forward saved for it
 lives in ``node.arrays``; the tape drops it when the node has run (unless
-``retain_graph``).  With ``create_graph=True`` the gradients come back as
-plain (non-differentiable) tensors: a Python backward is opaque to the tape.
+``retain_graph``).
+
+With ``create_graph=True`` the tape calls ``graph_backward(node, grads,
+wanted)`` instead, with the output gradients as Tensors and, per entry of
+``node.ins``, whether the walk uses its gradient (None may be returned for
+the others): it must return Tensors the tape recorded (differentiable
+gradients).  A PyOp without one cannot give higher-order gradients, and says
+so rather than return constants.
 """
+from ..ops import OpError
 from .engine import GradNode
-from .tensor import Tensor
 
 __all__ = ["PyOp", "record"]
 
 
 class PyOp:
     """Stands in for an OpDef on a node with a Python backward."""
-    __slots__ = ("type", "n_outputs", "backward")
+    __slots__ = ("type", "n_outputs", "backward", "graph_backward")
     grad = True            # the tape asks whether a gradient rule exists
     fast_bw = False        # never the tape's unrolled single-grad-op path
     list_outputs = False
 
-    def __init__(self, type, n_outputs, backward):
+    def __init__(self, type, n_outputs, backward, graph_backward=None):
         self.type = type
         self.n_outputs = n_outputs
         self.backward = backward
+        self.graph_backward = graph_backward
 
-    def py_backward(self, node, gouts, m):
-        """Called by the tape (``m``: its array or tensor arithmetic)."""
-        if m.create_graph:
-            gouts = [None if g is None else g._data for g in gouts]
-        grads = self.backward(node, gouts)
-        if m.create_graph:
-            grads = [None if g is None else Tensor(g) for g in grads]
-        return grads
+    def py_backward(self, node, gouts, m, wanted):
+        """Called by the tape (``m``: its array or tensor arithmetic; ``wanted``:
+        which inputs' gradients the walk uses)."""
+        if not m.create_graph:
+            return self.backward(node, gouts)
+        if self.graph_backward is None:
+            raise OpError(f"'{self.type}' has no differentiable backward: higher-order "
+                          f"gradients (create_graph=True) through it are not supported")
+        return self.graph_backward(node, gouts, wanted)
 
     def __repr__(self):
         return f"<PyOp {self.type}>"

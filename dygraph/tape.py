@@ -303,7 +303,8 @@ def _run_node(node, gouts, m, pending, deps, ready, capture, results, leaves):
             raise OpError(f"op '{op.type}' has no gradient rule: higher-order gradients "
                           f"through '{op.type}' are not supported")
         py = getattr(op, "py_backward", None)      # a Python backward (py_node.py)
-        in_grads = _compute_input_grads(node, gouts, m) if py is None else py(node, gouts, m)
+        in_grads = _compute_input_grads(node, gouts, m) if py is None else \
+            py(node, gouts, m, _wanted(node, capture))
     # deliver, and release the producers' dependency counts on every edge
     for i, t in enumerate(node.ins):
         if t is None:
@@ -331,6 +332,18 @@ def _run_node(node, gouts, m, pending, deps, ready, capture, results, leaves):
             deps[p] = d
             if d == 0:
                 ready.append(p)
+
+
+def _wanted(node, capture):
+    """Per input of ``node``: whether this walk uses its gradient (a leaf's is
+    dropped by ``sampan.grad`` unless it is one of the requested inputs)."""
+    out = []
+    for t in node.ins:
+        items = t if type(t) is list else (t,)
+        out.append(any(x is not None and not x.stop_gradient and
+                       (capture is None or x._node is not None or id(x) in capture)
+                       for x in items))
+    return out
 
 
 def _run_simple_node(node, g, pending, deps, ready, leaves):

@@ -59,9 +59,6 @@ class Tensor:
     def dim(self):
         return self._data.ndim
 
-    def numel(self):
-        return int(self._data.size)
-
     @property
     def size(self):
         return int(self._data.size)
@@ -89,7 +86,8 @@ class Tensor:
         if self._data.size != 1:
             raise ValueError(f"the truth value of a tensor with {self._data.size} elements "
                              "is ambiguous; use .any() or .all()")
-        return bool(self._data.reshape(()))
+        # Paddle 2.6's eager truth value is ``value > 0`` (so a negative number is False)
+        return bool(self._data.reshape(()) > 0)
 
     def __float__(self):
         return float(self.item())

@@ -460,11 +460,7 @@ def static_setitem(x, index, value):
     this is its write without the in-place rebinding, which a Variable
     cannot take.)"""
     from ..tensor import indexing as I
-    items = I._parse(x, index)
-    plan = I._Plan(x, items)
-    if plan.adv:
-        return I._set_advanced(x, plan, items, value)
-    return I._set_basic(x, plan, value)
+    return I.set_value_of(x, index, value)
 
 
 def _is_int_index(i):

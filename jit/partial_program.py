@@ -19,15 +19,37 @@ values as a list (persistables first, read from the bound eager tensors'
 arrays, then the feeds), in an order fixed at plan time; persistables the
 program writes (batch-norm running statistics) are stored back into the
 bound tensors.  So a call is: gather arrays -> run -> wrap outputs.
+
+Higher-order gradients (``sampan.grad(..., create_graph=True)`` through a
+call): the backward program maps (inputs, parameters, output gradients) to
+the input and parameter gradients, and is itself a program of ops with
+gradient rules.  So under create_graph the grad node does not run the
+backward interpreter on arrays; it calls a second PartialProgram, the *grad
+program* (the forward ops followed by the backward ops, fed the call's inputs
+and the output gradients, fetching the gradients), on the tape's tensors.
+That call records its own grad node, whose backward is the static gradient
+of the grad program (double-grad ops from the same op records), so the
+gradients it returns are differentiable, to any order (its own node does the
+same under create_graph).  The forward values the backward reads are
+recomputed from the inputs, since the saved arrays carry no dependence on
+them; the recomputation leaves state alone (persistables the program writes
+are not stored back) and replays the random generator from its state at the
+forward call, so random ops (dropout) draw what they drew then.  A grad
+program fetches only the gradients the tape's walk uses (``sampan.grad(y, x)``
+drops the parameters'), so paths through grad ops without a gradient rule
+that nobody differentiates stay out of its own backward; one is built per
+concrete program, set of differentiable output gradients and set of wanted
+gradients, on first use.
 """
 import numpy as np
 
 from ..dygraph import engine as _engine
 from ..dygraph.tensor import Tensor
 from ..dygraph.py_node import PyOp, record
+from ..kernels import random as _random
 from ..kernels.registry import CPU
 from ..kernels.transform import backend_of
-from ..ops import set_static_mode, in_static_mode
+from ..ops import OpError, set_static_mode, in_static_mode
 from ..static.program_guard import program_guard
 from ..static.data import data
 from ..static.variable import VarType
@@ -82,8 +104,11 @@ def _bound(bound, name, program):
 class PartialProgram:
     """Runs one ConcreteProgram; ``__call__(inputs) -> list of output Tensors``."""
 
-    def __init__(self, concrete):
+    def __init__(self, concrete, writes_state=True):
         self.concrete = concrete
+        # False for a grad program (module doc): its recomputed forward leaves
+        # the persistables it writes as they are
+        self.writes_state = writes_state
         program = concrete.main_program
         self.bound = program.bound_tensors
         self.feed_names = [v.name for v in concrete.inputs]
@@ -132,8 +157,9 @@ class PartialProgram:
         arrays += [t._data for t in inputs]
         outs = fwd.run(arrays)
         n = fwd.n_fetch
-        for t, a in zip(fwd.persist_out, outs[n:]):
-            t._data = a
+        if self.writes_state:
+            for t, a in zip(fwd.persist_out, outs[n:]):
+                t._data = a
         if self.array_outs:
             result = self._with_arrays(outs[:n])
         else:
@@ -165,13 +191,15 @@ class PartialProgram:
         fwd, bwd = tr.forward, tr.backward
         arrays = [t._data for t in fwd.persist_in]
         feeds = [t._data for t in inputs]
+        rng = _random.get_state() if tr.random else None
         outs = fwd.run(arrays + feeds)
         n = fwd.n_fetch
-        for t, a in zip(fwd.persist_out, outs[n:]):
-            t._data = a
+        if self.writes_state:
+            for t, a in zip(fwd.persist_out, outs[n:]):
+                t._data = a
         n_out = tr.n_out
-        saved = (outs[n_out:n], [t._data for t in bwd.persist_in],
-                 [feeds[i] for i in tr.fed_back])
+        saved = _Saved(outs[n_out:n], [t._data for t in bwd.persist_in],
+                       [feeds[i] for i in tr.fed_back], feeds, rng)
         ins = [inputs[i] for i in tr.grad_inputs] + self.grad_params
         diff_arrays = [outs[i] for i in tr.slot_first]
         node = record(tr.op, ins, saved, diff_arrays)
@@ -254,6 +282,8 @@ class _Train:
         n_fwd = len(block.ops)
         fwd_vars = [block.var(n) for n in pp.feed_names]
         self.grad_inputs = [i for i, need in enumerate(pp.input_needs_grad) if need]
+        for i in self.grad_inputs:      # (a grad program's output-gradient feeds)
+            fwd_vars[i].stop_gradient = False
         bound_names = {id(t): n for n, t in pp.bound.items()}
         param_vars = [block.var(bound_names[id(t)]) for t in pp.grad_params]
         targets = [block.var(n) for n in pp.diff_outs]
@@ -313,26 +343,98 @@ class _Train:
             if s >= 0:
                 first.setdefault(s, k)
         self.slot_first = [first[s] for s in range(len(pp.diff_outs))]
-        self.op = PyOp("run_program", len(pp.diff_outs), self._backward)
+        self.op = PyOp("run_program", len(pp.diff_outs), self._backward,
+                       self._backward_graph)
+        # what the grad programs are built from (module doc)
+        self.full, self.pp, self.tgrad_names = full, pp, tgrad_names
+        self.random = any(op.opdef is not None and op.opdef.random
+                          for b in full.blocks for op in b.ops)
+        self._grad_programs = {}
 
     def _backward(self, node, gouts):
-        if node.arrays is None:
-            raise RuntimeError("trying to run backward through a to_static call a second "
-                               "time; pass retain_graph=True to the first backward")
-        saved, persist, fed = node.arrays
+        saved = _arrays(node)
         outs = node.outs
-        ins = list(persist)
+        ins = list(saved.persist)
         for k, g in enumerate(gouts):
             if g is None:
                 g = np.zeros_like(outs[k])
             ins.append(g)
-        ins += saved
-        ins += fed
-        res = self.backward.run(ins)
-        grads, it = [], iter(res)
-        for name in self.grad_names:
-            grads.append(None if name is None else next(it))
-        return grads
+        ins += saved.values
+        ins += saved.fed
+        return self._by_grad_name(self.backward.run(ins))
+
+    def _by_grad_name(self, res):
+        """One entry per node input (None where it got no gradient)."""
+        it = iter(res)
+        return [None if name is None else next(it) for name in self.grad_names]
+
+    def _backward_graph(self, node, gouts, wanted):
+        """The gradients as tape tensors (create_graph): the grad program called
+        on the inputs (the node's own tensors where they need a gradient) and
+        the output gradients, with the random generator as at the forward.
+        It fetches only the ``wanted`` gradients (a parameter's is not, in
+        ``sampan.grad(y, x)``), so the paths to the others, which may run
+        through grad ops without a gradient rule, stay out of its backward."""
+        saved = _arrays(node)
+        inputs = [Tensor(a) for a in saved.feeds]
+        for k, i in enumerate(self.grad_inputs):
+            inputs[i] = node.ins[k]
+        gts = [Tensor(np.zeros_like(node.outs[k])) if g is None else g
+               for k, g in enumerate(gouts)]
+        wanted = tuple(w and n is not None for w, n in zip(wanted, self.grad_names))
+        if not any(wanted):
+            return [None] * len(wanted)
+        key = (tuple(not g.stop_gradient for g in gts), wanted)
+        gp = self._grad_programs.get(key)
+        if gp is None:
+            gp = self._grad_programs[key] = PartialProgram(_GradConcrete(self, *key),
+                                                           writes_state=False)
+        now = None if saved.rng is None else _random.get_state()
+        if now is not None:
+            _random.set_state(saved.rng)
+        try:
+            res = iter(gp(inputs + gts))
+        except OpError as e:
+            raise OpError(f"to_static: higher-order gradients (create_graph=True) through "
+                          f"this call need the gradient of its backward program, and "
+                          f"building it failed: {e}") from e
+        finally:
+            if now is not None:
+                _random.set_state(now)
+        return [next(res) if w else None for w in wanted]
+
+
+class _Saved:
+    """What a training call keeps for its grad node: the forward values the
+    backward reads, the persistables it reads, the fed-back inputs; for a
+    grad program (create_graph) every input array and the generator state."""
+    __slots__ = ("values", "persist", "fed", "feeds", "rng")
+
+    def __init__(self, values, persist, fed, feeds, rng):
+        self.values, self.persist, self.fed, self.feeds, self.rng = \
+            values, persist, fed, feeds, rng
+
+
+def _arrays(node):
+    if node.arrays is None:
+        raise RuntimeError("trying to run backward through a to_static call a second "
+                           "time; pass retain_graph=True to the first backward")
+    return node.arrays
+
+
+class _GradConcrete:
+    """The grad program of a training plan as a concrete program: the forward
+    and backward ops, fed the inputs then the output gradients, fetching the
+    ``wanted`` input and parameter gradients (``diff_gouts``: which output
+    gradients are differentiable)."""
+
+    def __init__(self, train, diff_gouts, wanted):
+        pp, block = train.pp, train.full.global_block()
+        self.main_program = train.full
+        self.inputs = [block.var(n) for n in pp.feed_names + train.tgrad_names]
+        self.outputs = [block.var(n) for n, w in zip(train.grad_names, wanted) if w]
+        self.input_stop_gradients = [not need for need in pp.input_needs_grad] + \
+            [not d for d in diff_gouts]
 
 
 class _View:

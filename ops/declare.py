@@ -68,6 +68,50 @@ def grad_infer(in_slots, out_slots):
     return infer
 
 
+def _infer_by_record(in_slots, ins, outs):
+    """infer_meta of a higher-order grad op from its record: an output that is the
+    gradient of slot S has the meta of the input read from S (``D_X`` targets
+    ``X@GRAD``, the input ``X`` reads ``X``); otherwise that of the first input
+    (elementwise ops: every slot has one shape)."""
+    index = {s.name: i for i, s in enumerate(in_slots)}
+    by_source = {src: index[parse_slot(k).name] for k, src in ins.items()}
+    src = [by_source.get(t[:-len(GRAD_SUFFIX)], 0) for t in outs.values()]
+
+    def infer(metas, attrs):
+        return tuple(metas[i] for i in src)
+    return infer
+
+
+def grad_chain(attrs, *levels):
+    """Declare the higher-order grad ops above a first-order grad op and return
+    the grad rule of that op.
+
+    ``levels[0]`` is the gradient of the first-order grad op (Paddle's double
+    grad), ``levels[1]`` the gradient of ``levels[0]`` (the triple grad), and so
+    on.  A level is ``(type, inputs, outputs)`` or ``(type, inputs, outputs,
+    infer)``: ``inputs`` maps each slot of the new op to its source and
+    ``outputs`` each slot to its target, both in terms of the level below's
+    slots (as in ``GradOp``: ``"Out"``, ``"grad_out@GRAD"`` the gradient of its
+    output ``grad_out``, ``"X@GRAD"`` as a target the gradient of its input X).
+    An input slot written ``"DDX?"`` is dispensable; every output is.  The last
+    level may instead be a ``GradOp`` of an op declared elsewhere (the chain
+    ends in an existing op, e.g. a linear grad op whose gradient is itself).
+    Every new op takes ``attrs`` (the forward op's attributes)."""
+    rule = None
+    for level in reversed(levels):
+        if isinstance(level, GradOp):
+            rule = level
+            continue
+        type, ins, outs, *infer = level
+        in_slots = _slots(tuple(ins))
+        infer = infer[0] if infer else _infer_by_record(in_slots, ins, outs)
+        first = next((s.name for s in in_slots if not s.dispensable), None)
+        defgrad(type, tuple(ins), tuple(s + "?" for s in outs), attrs, infer=infer,
+                grad=rule, dtype_from=first)
+        rule = GradOp(type, {parse_slot(k).name: v for k, v in ins.items()}, dict(outs))
+    return rule
+
+
 def defop(type, inputs, outputs, attrs=(), infer=None, grad=None, **flags):
     """Declare and register one op; ``grad`` is a GradOp, a tuple of them, or a
     function of the forward attrs returning a tuple."""
@@ -89,4 +133,5 @@ def defgrad(type, inputs, outputs, attrs=(), infer=None, grad=None, **flags):
     return defop(type, inputs, outputs, attrs, infer, grad, **flags)
 
 
-__all__ = ["defop", "defgrad", "grad_op", "grad_infer", "REQUIRED", "Meta", "GRAD_SUFFIX"]
+__all__ = ["defop", "defgrad", "grad_op", "grad_infer", "grad_chain", "REQUIRED", "Meta",
+           "GRAD_SUFFIX"]

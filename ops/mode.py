@@ -10,6 +10,7 @@ with one entry per output slot.
 from .registry import OpError
 
 _handlers = {"eager": None, "static": None}
+_constants = {"eager": None, "static": None}   # array -> tensor of the mode (see constant)
 _state = {"static": False}
 _current = [None]      # the active handler, read by bind (hot path)
 
@@ -42,3 +43,19 @@ def in_dynamic_mode() -> bool:
 def bind(op, inputs, attrs=None):
     """Run (eager) or append (static) ``op`` on ``inputs`` with ``attrs``."""
     return _current[0](op, inputs, attrs)
+
+
+def set_constant_handler(mode, fn):
+    if mode not in _constants:
+        raise ValueError(f"unknown mode '{mode}', expected one of {sorted(_constants)}")
+    _constants[mode] = fn
+
+
+def constant(array, stop_gradient=True, dtype=None):
+    """A tensor holding a host array, converted to numpy ``dtype`` when given:
+    eagerly the array itself, in a static Program an ``assign_value`` op (and a
+    ``cast`` to ``dtype``), which is what Paddle's to_tensor appends there."""
+    fn = _constants["static" if _state["static"] else "eager"]
+    if fn is None:
+        raise OpError("no constant handler for the active mode is installed")
+    return fn(array, stop_gradient, dtype)

@@ -70,7 +70,9 @@ class OpDef:
     side_effect: bool = False      # prints, writes: keep program order
     inplace: dict = field(default_factory=dict)        # output slot -> input slot it may reuse
     no_need_buffer: tuple = ()     # input slots whose values the grad op never reads (only shapes)
-    dtype_from: str | None = None  # input slot deciding the kernel dtype (default: first input)
+    dtype_from: str | None = None  # input slot deciding the kernel dtype (default: first input);
+    #                                "dtype": the attribute of that name decides (Paddle's
+    #                                creation ops: fill_constant, the random ops, linspace)
     same_dtype: tuple = ()         # input slots that must share one dtype (checked, not promoted)
     renames: dict = field(default_factory=dict)        # public argument name -> attr name
     no_grad_inputs: tuple = ()     # input slots that never receive a gradient (indices, labels)
@@ -84,6 +86,8 @@ class OpDef:
         self.kernels = {}          # KernelKey -> callable, filled by sampan.kernels
         self.eager_cache = {}      # (backend, dtype) -> kernel, filled on first eager use
         di = self.dtype_from or (self.inputs[0].name if self.inputs else None)
+        if di == "dtype" and di not in self.input_index:
+            di = None              # kernel chosen by attrs["dtype"] (dygraph/engine, executor/plan)
         self.dtype_index = self.input_index.get(di, 0) if di else None
         self.same_dtype_index = tuple(self.input_index[s] for s in self.same_dtype)
         self.differentiable = self.grad is not None

@@ -355,7 +355,7 @@ def _install_tensor_methods():
     from ..tensor import methods
     from .static_mode import tmp_names
     own = set(vars(Variable))
-    methods.install(Variable)
+    methods.install(Variable, eager=False)
     for name, fn in list(vars(Variable).items()):
         if name.startswith("__") and name not in own and callable(fn):
             setattr(Variable, name, tmp_names(fn))

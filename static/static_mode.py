@@ -27,7 +27,8 @@ import functools
 import os
 import sys
 
-from ..ops import OpError, Meta, set_mode_handler, set_static_mode, in_static_mode
+from ..ops import (OpError, Meta, set_mode_handler, set_static_mode, in_static_mode,
+                   set_constant_handler)
 from ..utils import unique_name
 from . import attrs as A
 from .program_guard import default_main_program, current_name_scope
@@ -277,3 +278,20 @@ def append_static_op(op, ins, attrs):
 
 
 set_mode_handler("static", append_static_op)
+
+
+def _static_constant(array, stop_gradient, dtype):
+    """A host array in a Program: an ``assign_value`` op of the array's own
+    dtype, then a ``cast`` to ``dtype`` when that differs (as Paddle's to_tensor)."""
+    from ..ops import get_op
+    from ..ops.dtypes import to_enum
+    from ..ops.defs.creation import assign_value_attrs
+    out = append_static_op(get_op("assign_value"), (), assign_value_attrs(array))[0]
+    if dtype is not None and dtype != array.dtype:
+        out = append_static_op(get_op("cast"), (out,), {"in_dtype": to_enum(array.dtype),
+                                                        "out_dtype": to_enum(dtype)})[0]
+    out.stop_gradient = stop_gradient
+    return out
+
+
+set_constant_handler("static", _static_constant)

@@ -89,6 +89,17 @@ class Variable:
         return self.ndim
 
     @property
+    def size(self):
+        """The number of elements as a Python int (as eager ``Tensor.size``);
+        -1 while a dimension is unknown (use ``numel()`` for the runtime count)."""
+        n = 1
+        for d in self.shape:
+            if d < 0:
+                return -1
+            n *= d
+        return n
+
+    @property
     def np_dtype(self):
         """The numpy dtype (None for kinds without a tensor)."""
         td = tensor_desc(self.desc)

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..ops import bind, get_op, OpError
 from ..ops.dtypes import to_enum, to_np_dtype
+from ..ops.defs.creation import assign_value_attrs
 from .creation_base import default_float, to_tensor
 
 __all__ = ["full", "zeros", "ones", "full_like", "zeros_like", "ones_like", "empty",
@@ -19,14 +20,13 @@ METHODS = ["clone"]
 
 _FILL = get_op("fill_constant")
 _FILL_LIKE = get_op("fill_any_like")
+_EMPTY = get_op("empty")
 _RANGE = get_op("range")
 _LINSPACE = get_op("linspace")
 _EYE = get_op("eye")
 _ASSIGN = get_op("assign")
 _ASSIGN_VALUE = get_op("assign_value")
 
-_VALUE_ATTR = {"float32": "fp32_values", "float64": "fp64_values", "int32": "int32_values",
-               "int64": "int64_values", "bool": "bool_values"}
 
 
 def is_var(v):
@@ -45,9 +45,16 @@ def int_list_args(value, what="shape"):
     if not isinstance(value, (list, tuple)):
         raise TypeError(f"{what} must be a list, tuple or Tensor, got {type(value).__name__}")
     if any(is_var(v) for v in value):
-        tensors = [v if is_var(v) else full([1], int(v), "int64") for v in value]
+        # Paddle's ShapeTensorList holds int32: numbers as fill_constant, others cast
+        tensors = [(v if to_np_dtype(v.dtype) == np.int32 else _cast_int32(v)) if is_var(v)
+                   else full([1], int(v), "int32") for v in value]
         return [-1 if is_var(v) else int(v) for v in value], None, tensors
     return [int(v) for v in value], None, None
+
+
+def _cast_int32(v):
+    from .math import cast
+    return cast(v, "int32")
 
 
 def _fill_attrs(shape, value, dt):
@@ -79,8 +86,10 @@ def ones(shape, dtype=None, name=None):
 
 
 def empty(shape, dtype=None, name=None):
-    """Uninitialised in Paddle; zero-filled here."""
-    return full(shape, 0, dtype)
+    """Uninitialised in Paddle; zero-filled here (op ``empty``)."""
+    dt = default_float() if dtype is None else to_np_dtype(dtype)
+    ints, st, sl = int_list_args(shape)
+    return bind(_EMPTY, (st, sl), {"shape": ints, "dtype": to_enum(dt)})[0]
 
 
 def full_like(x, fill_value, dtype=None, name=None):
@@ -99,7 +108,9 @@ def ones_like(x, dtype=None, name=None):
 
 
 def empty_like(x, dtype=None, name=None):
-    return full_like(x, 0.0, dtype)
+    """``empty`` of x's runtime shape (``shape`` + ``empty``, as Paddle)."""
+    from .manipulation import shape
+    return empty(shape(x), x.dtype if dtype is None else dtype)
 
 
 def _is_float(v):
@@ -150,11 +161,7 @@ def eye(num_rows, num_columns=None, dtype=None, name=None):
 
 
 def _assign_value(arr):
-    dt = arr.dtype
-    key = _VALUE_ATTR.get(dt.name, "fp32_values" if dt.kind == "f" else "int64_values")
-    vals = arr.astype(np.int64 if dt.kind == "b" else arr.dtype).reshape(-1).tolist()
-    return bind(_ASSIGN_VALUE, (), {"shape": list(arr.shape), "dtype": to_enum(dt),
-                                    key: vals})[0]
+    return bind(_ASSIGN_VALUE, (), assign_value_attrs(arr))[0]
 
 
 def assign(x, output=None):
@@ -163,7 +170,8 @@ def assign(x, output=None):
     if is_var(x):
         out = bind(_ASSIGN, (x,))[0]
     else:
-        out = _assign_value(to_tensor(x).numpy())
+        from .creation_base import _infer_array
+        out = _assign_value(np.asarray(_infer_array(x)))
     if output is None:
         return out
     from .indexing import rebind

@@ -3,6 +3,7 @@ import numbers
 
 import numpy as np
 
+from ..ops import constant
 from ..ops.dtypes import to_np_dtype
 from ..dygraph.tensor import Tensor
 from ..kernels.place import backend_of_place
@@ -112,15 +113,22 @@ def _has_numpy_float64(data):
 
 
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
+    """A new tensor holding ``data``; in a static Program an ``assign_value`` op
+    (and a ``cast`` when ``dtype`` is given), and a static Variable is returned
+    as it is (cast to ``dtype``), as Paddle does."""
+    want = to_np_dtype(dtype) if dtype is not None else None
+    if getattr(data, "is_static_variable", False):
+        if want is None or want == to_np_dtype(data.dtype):
+            return data
+        from .math import cast
+        return cast(data, want)
     arr = _infer_array(data)
-    if dtype is not None:
-        arr = arr.astype(to_np_dtype(dtype), copy=False)
     if isinstance(data, (np.ndarray, Tensor)) and arr is (data._data if isinstance(data, Tensor) else data):
         arr = arr.copy()
     backend = backend_of_place(place) or _DEFAULT["backend"]
     if backend_of(arr) != backend:
         arr = to_backend(arr, backend)
-    return Tensor(arr, stop_gradient=stop_gradient)
+    return constant(arr, stop_gradient, want)
 
 
 

@@ -2,11 +2,12 @@
 ``Tensor.__setitem__``, and the in-place rebinding they share.
 
 ``x[index]`` (numpy semantics: ints, slices with any step, None, Ellipsis, bool
-masks, integer tensors/lists/arrays) becomes one ``slice``/``strided_slice``
-for the basic part, ``unsqueeze2`` for None, then ``gather``/``gather_nd``
-(plus ``where_index`` for masks, ``transpose2`` to place the dims) for the
-advanced part.  ``x[index] = v`` becomes ``set_value`` (basic indices) or
-``index_put`` (advanced ones), applied in place:
+masks, integer tensors/lists/arrays) appends the ops Paddle 2.6 appends (see
+"index parsing" below): ``slice``/``strided_slice`` for the basic part,
+``unsqueeze2`` for None, ``transpose2`` + ``gather_nd`` (with ``where_index``
+for masks) for the advanced part.  ``x[index] = v`` becomes ``set_value``
+(basic indices) or ``index_put`` + ``set_value`` (advanced ones), applied in
+place:
 
 In place, eagerly: the write runs as an ordinary op on a *snapshot* of ``x``
 (a new Tensor holding x's current array and autograd position), then ``x``
@@ -26,8 +27,9 @@ from ..dygraph.tape import is_grad_enabled
 from ..ops import bind, get_op
 from ..ops.defs.indexing import VALUE_ATTRS, BIG
 from ..ops.dtypes import to_enum, to_np_dtype
-from .creation import is_var, full_like
+from .creation import is_var, full, zeros_like
 from .creation_base import to_tensor
+from .operators import promote_floats
 from . import manipulation as M
 
 __all__ = ["gather", "gather_nd", "scatter", "scatter_", "index_select", "index_sample",
@@ -38,7 +40,7 @@ METHODS = list(__all__)
 _OPS = {t: get_op(t) for t in (
     "gather", "gather_nd", "scatter", "index_select", "index_sample", "take_along_axis",
     "where", "where_index", "masked_select", "set_value", "index_put", "slice",
-    "strided_slice", "unsqueeze2")}
+    "strided_slice")}
 
 
 # ------------------------------------------------------------ in place
@@ -94,53 +96,82 @@ def index_sample(x, index):
 
 
 def take_along_axis(arr, indices, axis, broadcast=True):
-    if broadcast and tuple(arr.shape) != tuple(indices.shape):
-        nd = len(arr.shape)
-        ax = axis + nd if axis < 0 else axis
-        shape = list(np.broadcast_shapes(tuple(arr.shape), tuple(indices.shape)))
-        ishape, ashape = list(shape), list(shape)
-        ishape[ax], ashape[ax] = indices.shape[ax], arr.shape[ax]
-        indices = M.expand(indices, ishape)
-        arr = M.expand(arr, ashape)
-    return bind(_OPS["take_along_axis"], (arr, indices), {"Axis": int(axis)})[0]
+    """``arr`` gathered along ``axis`` at ``indices`` (same rank).  With
+    ``broadcast`` (Paddle's default) both are first broadcast to one shape
+    outside ``axis`` (two ``expand_v2``, as Paddle appends them): to arr's
+    shape with indices' size along axis, or to indices' shape where indices
+    is larger than arr in some dim."""
+    nd = len(arr.shape)
+    if len(indices.shape) != nd:
+        raise ValueError(f"take_along_axis: `indices` and `arr` must have the same number of "
+                         f"dimensions, got shapes {list(indices.shape)} and {list(arr.shape)}")
+    axis = int(axis)
+    if not -nd <= axis < max(nd, 1):
+        raise ValueError(f"take_along_axis: axis {axis} is out of range for a tensor of rank "
+                         f"{nd}")
+    ax = axis + nd if axis < 0 else axis
+    if broadcast:
+        ashape, ishape = list(arr.shape), list(indices.shape)
+        if any(a < i for a, i in zip(ashape, ishape)):
+            target = list(ishape)
+        else:
+            target = list(ashape)
+            target[ax] = ishape[ax]
+        indices = M.broadcast_to(indices, target)
+        target = list(target)
+        target[ax] = ashape[ax]
+        arr = M.broadcast_to(arr, target)
+    return bind(_OPS["take_along_axis"], (arr, indices), {"Axis": axis})[0]
 
 
-def _operand(v, like):
-    """A Python number as a tensor of ``like``'s dtype."""
-    if is_var(v):
-        return v
-    if isinstance(v, np.ndarray):
-        return to_tensor(v)
-    return full_like(like, v) if like is not None else to_tensor(v)
+def _scalar_operand(v):
+    """A Python/numpy scalar as Paddle's where takes it: ``full([1], v)`` of
+    numpy's dtype for it (int64, float64 or bool)."""
+    if isinstance(v, (numbers.Number, np.generic)) and not is_var(v):
+        return full([1], v, np.array([v]).dtype)
+    return v
 
 
 def where(condition, x=None, y=None, name=None):
-    """Elementwise ``x if condition else y``; ``where(cond)`` is ``nonzero(cond, True)``."""
+    """Elementwise ``x if condition else y``; ``where(cond)`` is ``nonzero(cond, True)``.
+
+    As Paddle 2.6: a scalar x or y is a [1] tensor of numpy's dtype for it;
+    inputs of one shape go to one ``where`` op (two float dtypes promote to the
+    wider); otherwise all three are broadcast by adding zeros (``fill_any_like``,
+    ``cast``, ``elementwise_add``: the mixed dtypes Paddle's add rejects are
+    rejected here too) before the ``where`` op."""
     if x is None and y is None:
         return nonzero(condition, as_tuple=True)
     if x is None or y is None:
-        raise ValueError("where needs both x and y (or neither)")
-    if not is_var(x) and not is_var(y):
-        x, y = to_tensor(x), to_tensor(y)
-    x = _operand(x, y if is_var(y) else None)
-    y = _operand(y, x)
-    shapes = [tuple(t.shape) for t in (condition, x, y)]
-    if len(set(shapes)) > 1 and all(d >= 0 for s in shapes for d in s):
-        # Paddle's where op wants one shape: broadcast first (keeps programs portable)
-        target = list(np.broadcast_shapes(*shapes))
-        condition, x, y = (t if tuple(t.shape) == tuple(target) else M.expand(t, target)
-                           for t in (condition, x, y))
-    return bind(_OPS["where"], (condition, x, y))[0]
+        raise ValueError("paddle.where needs both x and y (or neither)")
+    x, y = _scalar_operand(x), _scalar_operand(y)
+    if isinstance(x, np.ndarray):
+        x = to_tensor(x)
+    if isinstance(y, np.ndarray):
+        y = to_tensor(y)
+    if list(condition.shape) == list(x.shape) == list(y.shape):
+        x, y = promote_floats(x, y)
+        return bind(_OPS["where"], (condition, x, y))[0]
+    from .math import add, cast
+    zx, zy, zc = zeros_like(x), zeros_like(y), zeros_like(condition)
+    zc = cast(zc, x.dtype)
+    cc = cast(condition, x.dtype)
+    zeros = add(add(zx, zy), zc)
+    bx, by = add(x, zeros), add(y, zeros)
+    bc = cast(add(cc, zeros), "bool")
+    return bind(_OPS["where"], (bc, bx, by))[0]
 
 
 def nonzero(x, as_tuple=False):
-    if to_np_dtype(x.dtype).kind != "b":
-        from .logic import not_equal
-        x = not_equal(x, full_like(x, 0))
+    """The [N, rank] int64 coordinates of x's nonzero entries (``where_index``);
+    ``as_tuple``: one [N, 1] column per dim."""
     idx = bind(_OPS["where_index"], (x,))[0]
     if not as_tuple:
         return idx
-    return tuple(M.slice(idx, [1], [i], [i + 1]) for i in range(len(x.shape)))
+    nd = len(x.shape)
+    if nd == 1:
+        return (idx,)
+    return tuple(M.slice(idx, [1], [i], [i + 1]) for i in range(nd))
 
 
 def masked_select(x, mask, name=None):
@@ -148,11 +179,17 @@ def masked_select(x, mask, name=None):
 
 
 def masked_fill(x, mask, value, name=None):
-    value = value if is_var(value) else full_like(x, value)
-    return where(mask, value, x)
+    """x with ``value`` where ``mask`` is True: ``where(~mask, x, value)``, a
+    number being a 0-D tensor of x's dtype (as Paddle composes it)."""
+    if not is_var(value):
+        value = full([], value, x.dtype)
+    from .logic import logical_not
+    return where(logical_not(mask), x, value)
 
 
 def index_put(x, indices, value, accumulate=False, name=None):
+    """x with ``value`` written at ``indices`` (a tuple of index tensors, or one
+    bool mask); a tensor value must have x's dtype, as in Paddle."""
     value = value if is_var(value) else _value_tensor(value, x)
     return bind(_OPS["index_put"], (x, list(indices), value),
                 {"accumulate": bool(accumulate)})[0]
@@ -163,51 +200,166 @@ def index_put_(x, indices, value, accumulate=False, name=None):
 
 
 # ------------------------------------------------------------ index parsing
-def _as_index(it):
-    """One index item: int, slice, None, Ellipsis, or an index Tensor."""
-    if it is None or it is Ellipsis or isinstance(it, slice):
-        return it
-    if isinstance(it, (bool, np.bool_)):
-        raise TypeError("a Python bool is not a valid tensor index; use a bool tensor")
-    if isinstance(it, (numbers.Integral, np.integer)):
-        return int(it)
-    if is_var(it):
-        return it
-    if isinstance(it, (list, tuple, np.ndarray)):
-        t = to_tensor(it)
-        if t.dtype.np_dtype.kind not in "iub":
-            raise TypeError(f"index arrays must be integer or bool, got {t.dtype}")
-        return t
-    raise TypeError(f"unsupported index type {type(it).__name__} ({it!r})")
+# ``x[index]`` follows Paddle 2.6 (python/paddle/base/variable_index.py): ints,
+# 0-D integer tensors and slices make one ``slice`` op (``strided_slice`` when a
+# step is not 1) with the ints' axes decreased; None adds axes (one ``unsqueeze2``);
+# the advanced items (lists, arrays, index tensors, bool masks) then index the
+# result: the dims they index are moved first (``transpose2``), the index columns
+# joined (``broadcast_tensors`` + ``stack``, or ``unsqueeze2`` for one), one
+# ``gather_nd`` reads them (``where_index`` + ``gather_nd`` for a single mask),
+# and the new dims are moved back to where numpy puts them.  sampan counts the
+# positions of advanced items after None axes (Paddle 2.6 does not, and fails on
+# ``x[None, [0, 1]]``) and takes negative entries of index lists (Paddle rejects
+# ``x[[-1, 0]]``).
+
+def _bad_index(it):
+    return IndexError(f"Valid index accept int / bool / slice / ellipsis / list / tuple / "
+                      f"ndarray / Tensor, but received {it!r} ({type(it).__name__})")
 
 
-def _is_mask(it):
-    return is_var(it) and to_np_dtype(it.dtype).kind == "b"
+def _is_bool_dtype(t):
+    return to_np_dtype(t.dtype).kind == "b"
 
 
-def _parse(x, index):
-    """Expand Ellipsis; returns the item list (each consuming 0+ dims of x)."""
-    items = [_as_index(i) for i in (index if isinstance(index, tuple) else (index,))]
-    used = sum(len(i.shape) if _is_mask(i) else 0 if i is None or i is Ellipsis else 1
-               for i in items)
-    nd = len(x.shape)
-    if used > nd:
-        raise IndexError(f"too many indices for a tensor of shape {list(x.shape)}: "
-                         f"{used} dims indexed")
-    n_ell = sum(1 for i in items if i is Ellipsis)
+def _convert_item(it):
+    """numpy arrays and ranges become tensors / lists, as Paddle does first."""
+    if isinstance(it, np.ndarray):
+        if it.dtype.kind not in "iub":
+            raise IndexError(f"an index array must be of integer or bool dtype, got {it.dtype}")
+        return to_tensor(it)
+    if isinstance(it, range):
+        return list(it)
+    return it
+
+
+def _expand_ellipsis(x, items):
+    n_ell = sum(1 for it in items if it is Ellipsis)
+    if n_ell == 0:
+        return items
     if n_ell > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    if n_ell:
-        k = items.index(Ellipsis)
-        items[k:k + 1] = [slice(None)] * (nd - used)
-    return items
+        raise IndexError("An index can only have a single ellipsis ('...')")
+    used = 0
+    for it in items:
+        if it is None or it is Ellipsis:
+            continue
+        used += len(it.shape) if is_var(it) and _is_bool_dtype(it) and len(it.shape) else 1
+    k = items.index(Ellipsis)
+    return items[:k] + [slice(None)] * max(len(x.shape) - used, 0) + items[k + 1:]
 
 
-def _int_bounds(i, dim, axis, shape):
-    if dim >= 0 and not -dim <= i < dim:
-        raise IndexError(f"index {i} is out of range for axis {axis} with size {dim} "
-                         f"(tensor shape {list(shape)})")
-    return i, (i + 1 if i != -1 else BIG)
+class _Index:
+    """A parsed index: the basic part (``axes/starts/ends/steps`` of one slice op,
+    ``decrease`` axes, ``none`` axes of the result) and the advanced items
+    ``adv`` as ``(position in the basic result, index tensor, dims it spans)``."""
+
+    def __init__(self, x, index):
+        items = list(index) if isinstance(index, tuple) else [index]
+        items = _expand_ellipsis(x, [_convert_item(it) for it in items])
+        self.axes, self.starts, self.ends, self.steps = [], [], [], []
+        self.decrease, self.none, self.adv = [], [], []
+        shape, nd = list(x.shape), len(x.shape)
+        d = r = 0       # d: the next axis of x; r: the next axis of the basic result
+        for it in items:
+            if it is None:
+                self.none.append(r)
+                r += 1
+                continue
+            if isinstance(it, (bool, np.bool_)):
+                # a Python bool: a new axis indexed by a [1] mask (x[True], x[False])
+                self.none.append(r)
+                self.adv.append((r, to_tensor([bool(it)]), 1))
+                r += 1
+                continue
+            if d >= nd and not (is_var(it) and _is_bool_dtype(it) and len(it.shape) == 0):
+                raise IndexError(f"too many indices for a tensor of shape {shape}: index "
+                                 f"{index!r} indexes more than its {nd} dims")
+            if isinstance(it, (numbers.Integral, np.integer)):
+                i = int(it)
+                if shape[d] >= 0 and not -shape[d] <= i < shape[d]:
+                    raise IndexError(f"index {i} is out of range for axis {d} with size "
+                                     f"{shape[d]} (tensor shape {shape})")
+                self._basic(d, i, i + 1 if i != -1 else BIG, 1)
+                self.decrease.append(d)
+                d += 1
+            elif isinstance(it, slice):
+                if not (it.start is None and it.stop is None and it.step is None):
+                    self._basic(d, *_slice_bounds(it))
+                d += 1
+                r += 1
+            elif isinstance(it, (list, tuple)):
+                t = to_tensor(list(it))
+                kind = to_np_dtype(t.dtype).kind
+                if kind == "b":
+                    if len(t.shape) != 1 or (shape[d] >= 0 and t.shape[0] != shape[d]):
+                        raise IndexError(f"The shape of boolean index {list(t.shape)} did not "
+                                         f"match indexed tensor {shape[d]} along axis {d}")
+                elif kind not in "iu":
+                    raise IndexError(f"an index list must hold ints or bools, got {it!r}")
+                self.adv.append((r, t, 1))
+                d += 1
+                r += 1
+            elif is_var(it):
+                kind = to_np_dtype(it.dtype).kind
+                if kind == "b" and len(it.shape) == 0:
+                    # a 0-D bool tensor: a new axis indexed by a [1] mask
+                    self.none.append(r)
+                    self.adv.append((r, M.reshape(it, [1]), 1))
+                    r += 1
+                elif kind == "b":
+                    k = len(it.shape)
+                    want = shape[d:d + k]
+                    if len(want) < k or any(a >= 0 and b >= 0 and a != b
+                                            for a, b in zip(it.shape, want)):
+                        raise IndexError(f"The shape of boolean index {list(it.shape)} did "
+                                         f"not match indexed tensor dims {want} from axis {d} "
+                                         f"(tensor shape {shape})")
+                    self.adv.append((r, it, k))
+                    d += k
+                    r += k
+                elif kind not in "iu":
+                    raise IndexError(f"an index tensor must be of integer or bool dtype, got "
+                                     f"{to_np_dtype(it.dtype)}")
+                elif len(it.shape) == 0:
+                    # a 0-D integer tensor is an int: Paddle's slice with tensor bounds
+                    _ = it != -1        # noqa: F841  (Paddle appends this comparison)
+                    self._basic(d, it, it + 1, 1)
+                    self.decrease.append(d)
+                    d += 1
+                else:
+                    self.adv.append((r, it, 1))
+                    d += 1
+                    r += 1
+            else:
+                raise _bad_index(it)
+
+    def _basic(self, axis, start, end, step):
+        self.axes.append(axis)
+        self.starts.append(start)
+        self.ends.append(end)
+        self.steps.append(step)
+
+    @property
+    def strided(self):
+        return any(s != 1 for s in self.steps)
+
+    def bounds_inputs(self):
+        """(attrs, StartsTensorList, EndsTensorList): tensor bounds (0-D index
+        tensors) turn every bound of the list into a [1] int64 tensor."""
+        out = []
+        for vals in (self.starts, self.ends):
+            if any(is_var(v) for v in vals):
+                out.append(([-1 if is_var(v) else v for v in vals],
+                            [v if is_var(v) else full([1], v, "int64") for v in vals]))
+            else:
+                out.append((list(vals), None))
+        return out
+
+    def positions(self):
+        """The axes of the basic result the advanced items index, in order."""
+        pos = []
+        for r, _, k in self.adv:
+            pos += list(range(r, r + k))
+        return pos
 
 
 def _slice_bounds(s):
@@ -223,174 +375,172 @@ def _slice_bounds(s):
     return start, end, step
 
 
-class _Plan:
-    """The basic part of an index (one slice op), None positions, advanced items."""
-
-    def __init__(self, x, items):
-        self.axes, self.starts, self.ends, self.steps, self.decrease = [], [], [], [], []
-        self.none, self.adv = [], []
-        d = r = 0      # d: axis of x; r: axis of the result (after None insertion)
-        for it in items:
-            if it is None:
-                self.none.append(r)
-                r += 1
-            elif isinstance(it, int):
-                s, e = _int_bounds(it, x.shape[d], d, x.shape)
-                self._add(d, s, e, 1)
-                self.decrease.append(d)
-                d += 1
-            elif isinstance(it, slice):
-                if it != slice(None):
-                    self._add(d, *_slice_bounds(it))
-                d += 1
-                r += 1
-            else:
-                k = len(it.shape) if _is_mask(it) else 1
-                self.adv.append((r, it))
-                d += k
-                r += k
-
-    def _add(self, axis, start, end, step):
-        self.axes.append(axis)
-        self.starts.append(start)
-        self.ends.append(end)
-        self.steps.append(step)
-
-
 # ------------------------------------------------------------ __getitem__
-def _basic(x, plan):
-    if plan.axes:
-        if all(s == 1 for s in plan.steps):
-            x = bind(_OPS["slice"], (x, None, None, None, None),
-                     {"axes": plan.axes, "starts": plan.starts, "ends": plan.ends,
-                      "infer_flags": [1] * len(plan.axes), "decrease_axis": plan.decrease})[0]
+def _basic(x, p):
+    """The basic part: one slice (or strided_slice) op, then one unsqueeze2."""
+    if p.axes:
+        (s_attr, s_list), (e_attr, e_list) = p.bounds_inputs()
+        flags = [-1 if is_var(v) else 1 for v in p.starts]
+        if p.strided:
+            x = bind(_OPS["strided_slice"], (x, None, None, None, s_list, e_list, None),
+                     {"axes": p.axes, "starts": s_attr, "ends": e_attr, "strides": p.steps,
+                      "infer_flags": flags, "decrease_axis": p.decrease})[0]
         else:
-            x = bind(_OPS["strided_slice"], (x, None, None, None, None, None, None),
-                     {"axes": plan.axes, "starts": plan.starts, "ends": plan.ends,
-                      "strides": plan.steps, "infer_flags": [1] * len(plan.axes),
-                      "decrease_axis": plan.decrease})[0]
-    if plan.none:
-        x = bind(_OPS["unsqueeze2"], (x, None, None), {"axes": plan.none})[0]
+            x = bind(_OPS["slice"], (x, None, None, s_list, e_list),
+                     {"axes": p.axes, "starts": s_attr, "ends": e_attr, "infer_flags": flags,
+                      "decrease_axis": p.decrease})[0]
+    if p.none:
+        x = M.unsqueeze(x, p.none)
     return x
 
 
-def _advanced(y, adv):
-    if len(adv) == 1 and not _is_mask(adv[0][1]) and len(adv[0][1].shape) <= 1:
-        pos, t = adv[0]
-        return gather(y, t, pos)
-    positions, cols = [], []
-    for pos, t in adv:
-        if _is_mask(t):
-            k = len(t.shape)
-            want = list(y.shape[pos:pos + k])
-            if all(a >= 0 for a in want + list(t.shape)) and list(t.shape) != want:
-                raise IndexError(f"bool mask of shape {list(t.shape)} does not match the "
-                                 f"indexed dims {want} of a tensor of shape {list(y.shape)}")
-            nz = bind(_OPS["where_index"], (t,))[0]
-            if len(adv) == 1:
-                positions, index = list(range(pos, pos + k)), nz
-                break
-            positions += list(range(pos, pos + k))
-            cols += M.unbind(nz, 1)
-        else:
-            positions.append(pos)
-            cols.append(t)
-    else:
-        cols = M.broadcast_tensors(cols)
-        index = M.stack(cols, -1)
+def _new_dims_at(p):
+    """Where numpy puts the advanced result dims: at the first advanced axis
+    when the advanced items are adjacent, else first."""
+    pos = p.positions()
+    if pos == list(range(pos[0], pos[0] + len(pos))):
+        return pos[0]
+    return 0
+
+
+def _move_first(y, p):
+    """y with the advanced axes moved first (one transpose2 when needed)."""
+    pos = p.positions()
     nd = len(y.shape)
-    rest = [i for i in range(nd) if i not in positions]
-    if positions != list(range(len(positions))):
-        y = M.transpose(y, positions + rest)
-    out = gather_nd(y, index)
-    nb = len(index.shape) - 1
-    p0 = positions[0]
-    if p0 > 0 and positions == list(range(p0, p0 + len(positions))):
-        n_out = nb + len(rest)
-        out = M.transpose(out, list(range(nb, nb + p0)) + list(range(nb)) +
-                          list(range(nb + p0, n_out)))
-    return out
+    perm = pos + [i for i in range(nd) if i not in pos]
+    if perm != list(range(nd)):
+        y = M.transpose(y, perm)
+    return y, perm
+
+
+def _index_columns(p):
+    """The index tensors of a multi-item (or integer) advanced index, as Paddle
+    joins them: bool masks become their nonzero columns, several columns are
+    broadcast (``broadcast_tensors``) and stacked on a last axis, one column
+    gets a last axis of 1 (``unsqueeze2``)."""
+    cols = []
+    for _, t, k in p.adv:
+        if _is_bool_dtype(t):
+            nz = nonzero(t)
+            cols += [nz[:, j] for j in range(k)]
+        else:
+            cols.append(t)
+    if len(cols) > 1:
+        dts = {to_np_dtype(c.dtype) for c in cols}
+        if len(dts) > 1:
+            from .math import cast
+            cols = [c if to_np_dtype(c.dtype) == np.int64 else cast(c, "int64") for c in cols]
+        return M.stack(M.broadcast_tensors(cols), -1)
+    return M.unsqueeze(cols[0], -1)
 
 
 def getitem(x, index):
-    plan = _Plan(x, _parse(x, index))
-    y = _basic(x, plan)
-    return _advanced(y, plan.adv) if plan.adv else y
+    p = _Index(x, index)
+    y = _basic(x, p)
+    if not p.adv:
+        return y
+    y, _ = _move_first(y, p)
+    if len(p.adv) == 1 and _is_bool_dtype(p.adv[0][1]):
+        out = gather_nd(y, nonzero(p.adv[0][1]))
+    else:
+        out = gather_nd(y, _index_columns(p))
+    at = _new_dims_at(p)
+    if at:
+        nb = len(out.shape) - (len(y.shape) - len(p.positions()))
+        n = len(out.shape)
+        out = M.transpose(out, list(range(nb, nb + at)) + list(range(nb)) +
+                          list(range(nb + at, n)))
+    return out
 
 
 # ------------------------------------------------------------ __setitem__
 def _value_tensor(value, x):
+    """A value to write into x as a tensor of x's dtype (numbers and arrays are
+    converted as numpy converts them, e.g. 2.5 into int64 is 2)."""
     dt = to_np_dtype(x.dtype)
     if is_var(value):
         if to_np_dtype(value.dtype) != dt:
             from .math import cast
             value = cast(value, dt)
         return value
-    return to_tensor(np.asarray(value), dtype=dt)
+    if isinstance(value, (str, bytes)) or not isinstance(
+            value, (numbers.Number, np.generic, np.ndarray, list, tuple)):
+        raise TypeError(f"Only support to assign an integer, float, numpy.ndarray or Tensor "
+                        f"to a Tensor, but received {type(value).__name__}")
+    return to_tensor(np.asarray(value).astype(dt))
 
 
-def _set_basic(x, plan, value):
-    attrs = {"axes": plan.axes, "starts": plan.starts, "ends": plan.ends,
-             "steps": plan.steps, "decrease_axes": plan.decrease, "none_axes": plan.none,
-             "dtype": to_enum(x.dtype)}
+def _set_value_attrs(x, p):
+    (s_attr, s_list), (e_attr, e_list) = p.bounds_inputs()
+    attrs = {"axes": p.axes, "starts": s_attr, "ends": e_attr, "steps": p.steps,
+             "decrease_axes": p.decrease, "none_axes": p.none, "dtype": to_enum(x.dtype)}
+    if not p.axes:      # x[...] = v, x[None] = v: one whole-axis slice
+        if len(x.shape):
+            attrs.update(axes=[0], starts=[0], ends=[BIG], steps=[1])
+    return attrs, s_list, e_list
+
+
+def _set_basic(x, p, value):
+    attrs, s_list, e_list = _set_value_attrs(x, p)
     dt = to_np_dtype(x.dtype)
     vt = None
-    if isinstance(value, (numbers.Number, np.number, bool)) and dt.name in VALUE_ATTRS:
-        v = value
-        if dt.kind == "b":
-            v = int(bool(value))
-        elif dt.kind in "iu":
-            v = int(value)
+    if isinstance(value, (numbers.Number, np.number, np.bool_)) and dt.name in VALUE_ATTRS:
+        v = np.asarray(value).astype(dt)
+        v = int(v) if dt.kind in "iub" else float(v)
         attrs[VALUE_ATTRS[dt.name]] = [v]
         attrs["shape"] = [1]
     else:
         vt = _value_tensor(value, x)
-    if not plan.axes:       # x[...] = v or x[:] = v: one whole-axis slice
-        attrs.update(axes=[0], starts=[0], ends=[BIG], steps=[1])
-    return bind(_OPS["set_value"], (x, vt, None, None, None), attrs)[0]
+    return bind(_OPS["set_value"], (x, vt, s_list, e_list, None), attrs)[0]
 
 
-def _set_advanced(x, plan, items, value):
-    basic = [it for it in items if not is_var(it)]
-    if plan.none or plan.decrease or any(it != slice(None) for it in basic):
-        raise NotImplementedError(
-            "assignment mixing advanced indices (tensors, lists, masks) with ints, "
-            "partial slices or None is not supported; index in two steps")
-    positions = []
-    for pos, t in plan.adv:
-        positions += list(range(pos, pos + (len(t.shape) if _is_mask(t) else 1)))
-    if positions != list(range(positions[0], positions[0] + len(positions))):
-        raise NotImplementedError("assignment with non-adjacent advanced indices is not "
-                                  "supported")
-    indices = [t for _, t in plan.adv]
-    value = value if is_var(value) else _value_tensor(value, x)
-    p0 = positions[0]
-    if p0 == 0:
-        return index_put(x, indices, value)
-    # move the indexed dims first, write, move them back
-    nd = len(x.shape)
-    perm = positions + [i for i in range(nd) if i not in positions]
-    xt = M.transpose(x, perm)
-    target = getitem(x, tuple(items))
+def _set_advanced(x, p, value):
+    """Paddle's way: take the basic part, move the advanced axes first, write
+    with ``index_put`` (the value laid out as the index shape, then the other
+    axes), move the axes back and write the part into x (``set_value``)."""
     value = _value_tensor(value, x)
-    if tuple(value.shape) != tuple(target.shape):
-        value = M.expand(value, list(target.shape))
-    nb = len(target.shape) - (nd - len(positions))
-    vperm = list(range(p0, p0 + nb)) + list(range(p0)) + list(range(p0 + nb,
-                                                                      len(target.shape)))
-    out = index_put(xt, indices, M.transpose(value, vperm))
-    return M.transpose(out, list(np.argsort(perm)))
+    sub = _basic(x, p)
+    subt, perm = _move_first(sub, p)
+    if len(p.adv) == 1 and _is_bool_dtype(p.adv[0][1]):
+        indices, nb = [p.adv[0][1]], 1
+    else:
+        indices = []
+        for _, t, k in p.adv:
+            if _is_bool_dtype(t):
+                nz = nonzero(t)
+                indices += [nz[:, j] for j in range(k)]
+            else:
+                indices.append(t)
+        nb = max(len(t.shape) for t in indices)
+    at = _new_dims_at(p)
+    if at and len(value.shape) > 1:
+        # numpy's result puts the index dims at ``at``: move them first, as index_put
+        # lays them out (the value padded to the result's rank first)
+        rank = nb + len(sub.shape) - len(p.positions())
+        if len(value.shape) < rank:
+            value = M.reshape(value, [1] * (rank - len(value.shape)) + list(value.shape))
+        vperm = list(range(at, at + nb)) + list(range(at)) + list(range(at + nb, rank))
+        value = M.transpose(value, vperm)
+    out = index_put(subt, indices, value)
+    if perm != list(range(len(perm))):
+        out = M.transpose(out, [int(i) for i in np.argsort(perm)])
+    if not (p.axes or p.none):
+        return out
+    attrs, s_list, e_list = _set_value_attrs(x, p)
+    return bind(_OPS["set_value"], (x, out, s_list, e_list, None), attrs)[0]
+
+
+def set_value_of(x, index, value):
+    """``x[index] = value`` as a new tensor (x unchanged): ``set_value`` for a
+    basic index, ``index_put`` (+ ``set_value``) for an advanced one."""
+    p = _Index(x, index)
+    if p.adv:
+        return _set_advanced(x, p, value)
+    return _set_basic(x, p, value)
 
 
 def setitem(x, index, value):
-    items = _parse(x, index)
-    plan = _Plan(x, items)
-
-    def write(t):
-        if plan.adv:
-            return _set_advanced(t, plan, items, value)
-        return _set_basic(t, plan, value)
-    inplace(x, write)
+    inplace(x, lambda t: set_value_of(t, index, value))
 
 
 def _getitem_method(self, index):

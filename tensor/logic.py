@@ -1,9 +1,8 @@
 """Comparisons, logical and bitwise functions, isnan/isinf/isfinite, equal_all,
 allclose, isclose, and the comparison / bitwise operators of Tensor.
 
-``x == y`` returns a bool Tensor (as in Paddle); Tensor keeps ``__hash__ = id``.
-A Python number operand becomes a tensor of x's dtype (an int tensor meeting a
-float is first cast to float32, as Paddle's operators do).
+A Python number operand of these functions becomes a tensor of x's dtype.
+The operators (``x == y`` ...) are in operators.py.
 """
 import numbers
 
@@ -32,10 +31,11 @@ def _is_number(v):
 
 
 def _as_operand(x, y):
-    """y as a tensor usable with x: numbers are filled to x's dtype, arrays converted."""
+    """y as a tensor usable with x: a number becomes a 0-D tensor of x's dtype
+    (``fill_constant``, as Paddle), arrays are converted."""
     if _is_number(y):
-        from .methods import _lift
-        return _lift(x, y)
+        from .creation import full
+        return full([], y, x.dtype)
     if isinstance(y, (list, tuple, np.ndarray)):
         from .creation_base import to_tensor
         return to_tensor(y, dtype=x.dtype)
@@ -44,8 +44,12 @@ def _as_operand(x, y):
 
 def _make_binary(public, op_type):
     op = get_op(op_type)
+    numbers_ok = public == "equal"      # Paddle 2.6: only paddle.equal takes a Python number
 
     def fn(x, y, name=None):
+        if not numbers_ok and _is_number(y):
+            raise TypeError(f"paddle.{public}: y must be a Tensor, got {type(y).__name__} "
+                            f"(use the operator form for a Python number)")
         return bind(op, (x, _as_operand(x, y)))[0]
     fn.__name__ = fn.__qualname__ = public
     fn.__doc__ = f"Elementwise ``{public}`` with broadcasting (op ``{op_type}``), bool result."
@@ -110,33 +114,7 @@ def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     return _close(_ISCLOSE, x, y, rtol, atol, equal_nan)
 
 
-# ------------------------------------------------------------------ operators
-def _operator(fn, reverse=False):
-    def method(self, other):
-        if _is_number(other):
-            from .methods import _float_for_scalar
-            self = _float_for_scalar(self, other)
-        elif not (hasattr(other, "shape") or isinstance(other, (list, tuple, np.ndarray))):
-            return NotImplemented
-        other = _as_operand(self, other)
-        return fn(other, self) if reverse else fn(self, other)
-    method.__name__ = fn.__name__
-    return method
-
-
 EXTRA_METHODS = {
-    "__eq__": _operator(globals()["equal"]),
-    "__ne__": _operator(globals()["not_equal"]),
-    "__lt__": _operator(globals()["less_than"]),
-    "__le__": _operator(globals()["less_equal"]),
-    "__gt__": _operator(globals()["greater_than"]),
-    "__ge__": _operator(globals()["greater_equal"]),
-    # Paddle maps &, |, ^, ~ to the bitwise ops (logical on bool tensors)
-    "__and__": _operator(globals()["bitwise_and"]),
-    "__or__": _operator(globals()["bitwise_or"]),
-    "__xor__": _operator(globals()["bitwise_xor"]),
-    "__rand__": _operator(globals()["bitwise_and"], reverse=True),
-    "__ror__": _operator(globals()["bitwise_or"], reverse=True),
-    "__rxor__": _operator(globals()["bitwise_xor"], reverse=True),
+    # ``==``, ``<``, ``&`` ... are in operators.py; ``~`` is bitwise_not (logical on bool)
     "__invert__": globals()["bitwise_not"],
 }

@@ -16,7 +16,8 @@ __all__ = ["reshape", "reshape_", "transpose", "flatten", "squeeze", "squeeze_",
            "unsqueeze_", "concat", "split", "chunk", "stack", "unstack", "unbind", "slice",
            "strided_slice", "expand", "expand_as", "broadcast_to", "broadcast_tensors", "tile",
            "flip", "roll", "moveaxis", "shape", "numel"]
-METHODS = [n for n in __all__ if n not in ("shape", "numel", "broadcast_tensors")]
+# x.numel() is the op (a 0-D int64 tensor, as Paddle's); x.size is a Python int
+METHODS = [n for n in __all__ if n not in ("shape", "broadcast_tensors")]
 
 _OPS = {t: get_op(t) for t in (
     "reshape2", "transpose2", "flatten_contiguous_range", "squeeze2", "unsqueeze2", "concat",

@@ -2,7 +2,7 @@
 add_n and cumsum (``paddle.add``, ``paddle.exp``, ``paddle.matmul`` ...).
 
 Tensor methods: ``METHODS`` (same name as the function) and ``EXTRA_METHODS``
-(``astype``, ``__neg__``, ``__abs__``, ``__pow__`` with a scalar exponent).
+(``astype``, ``__neg__``, ``__abs__``); the other operators are in operators.py.
 """
 import numbers
 
@@ -10,6 +10,7 @@ import numpy as np
 
 from ..ops import bind, get_op, OpError
 from ..ops.dtypes import to_enum, to_np_dtype
+from .operators import promote_floats
 
 _BINARY = ["add", "subtract", "multiply", "divide", "pow", "maximum", "minimum",
            "remainder", "mod", "floor_divide", "matmul", "bmm", "dot"]
@@ -50,16 +51,18 @@ def _is_number(v):
 
 
 # ------------------------------------------------------------------ binary
+# add/subtract/multiply promote two float dtypes to the wider (Paddle 2.6); other
+# mixes raise in the op, as in Paddle (the operators cast instead: operators.py)
 def add(x, y, name=None):
-    return bind(_ADD, (x, y))[0]
+    return bind(_ADD, promote_floats(x, y))[0]
 
 
 def subtract(x, y, name=None):
-    return bind(_SUB, (x, y))[0]
+    return bind(_SUB, promote_floats(x, y))[0]
 
 
 def multiply(x, y, name=None):
-    return bind(_MUL, (x, y))[0]
+    return bind(_MUL, promote_floats(x, y))[0]
 
 
 def divide(x, y, name=None):
@@ -206,23 +209,8 @@ def cumsum(x, axis=None, dtype=None, name=None):
     return bind(_CUMSUM, (x,), {"axis": int(axis)})[0]
 
 
-# ------------------------------------------------------------------ operators
-def _pow_method(self, other):
-    if _is_number(other) and not isinstance(other, bool):
-        if isinstance(other, float) and to_np_dtype(self.dtype).kind in "iub":
-            self = cast(self, "float32")      # Paddle: int tensor ** float -> float32
-        return pow(self, other)
-    if isinstance(other, (list, tuple, np.ndarray)):
-        from .creation_base import to_tensor
-        other = to_tensor(other, dtype=self.dtype)
-    if not hasattr(other, "shape"):
-        return NotImplemented
-    return bind(_EPOW, (self, other))[0]
-
-
 EXTRA_METHODS = {
     "astype": astype,
     "__neg__": neg,
     "__abs__": globals()["abs"],
-    "__pow__": _pow_method,
 }

@@ -109,7 +109,8 @@ def randint(low=0, high=None, shape=[1], dtype=None, name=None):  # noqa: B006 (
 
 def randint_like(x, low=0, high=None, dtype=None, name=None):
     dt = to_np_dtype(x.dtype) if dtype is None else to_np_dtype(dtype)
-    out = randint(low, high, list(x.shape), "int64")
+    from .manipulation import shape
+    out = randint(low, high, shape(x), "int64")      # the runtime shape, as Paddle
     if dt != np.dtype("int64"):
         from .math import cast
         out = cast(out, dt)

@@ -102,13 +102,22 @@ def _count(x, axis):
 
 
 def var(x, axis=None, unbiased=True, keepdim=False, name=None):
-    """Variance (composed of mean and sum, so it is differentiable)."""
-    from .math import subtract, square, scale
-    n = _count(x, axis)
-    d = subtract(x, mean(x, axis, keepdim=True))
-    s = sum(square(d), axis, keepdim=keepdim)
-    div = n - 1 if unbiased else n
-    return scale(s, 1.0 / div if div > 0 else float("nan"))
+    """Variance, composed as Paddle 2.6 composes it (so the static op sequence and
+    the integer behaviour match): ``sum((x - mean(x)) ** 2) / n`` with ``n`` the
+    ratio of numels (minus one when unbiased, at least one)."""
+    from .creation import ones
+    from .manipulation import numel
+    from .math import cast, pow as pow_
+    from .indexing import where
+    u = mean(x, axis, True)
+    out = sum(pow_(x - u, 2), axis, keepdim=keepdim)
+    n = cast(numel(x), "int64") / cast(numel(out), "int64")
+    n = cast(n, x.dtype)
+    if unbiased:
+        one = ones([], x.dtype)
+        n = where(n > one, n - 1.0, one)
+    n.stop_gradient = True
+    return out / n
 
 
 def std(x, axis=None, unbiased=True, keepdim=False, name=None):

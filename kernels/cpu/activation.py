@@ -1,4 +1,6 @@
-"""numpy kernels of the activations and softmax / log_softmax.
+"""numpy kernels of the activations and softmax / log_softmax, and the double
+(relu, leaky_relu, elu, celu, softplus, tanh, sigmoid) and triple (tanh,
+sigmoid) grads.
 
 Each entry of ``ACTIVATIONS`` is ``(forward(x, attrs), grad(*uses, dout, attrs))``
 with the grad op's inputs in slot order (see ops/defs/activation.py).
@@ -224,8 +226,15 @@ def log_softmax_grad(ins, attrs, need):
     return (g - np.exp(out) * g.sum(axis=attrs["axis"], keepdims=True),)
 
 
-# ------------------------------------------------------------------ double grads
-# inputs and outputs in the slot order of ops/defs/activation.py
+# ------------------------------------------------------------------ higher-order grads
+# Inputs and outputs in the slot order of ops/defs/activation.py.  In the
+# comments, y = Out, d = DOut (the first-order grad's incoming gradient), dd =
+# DDX (the incoming gradient of dX); a triple grad also gets ``a`` and ``b``,
+# the gradients of the double grad's two outputs (absent: zero).
+def _zero_if_none(v, like):
+    return np.zeros_like(like) if v is None else v
+
+
 @kernel("relu_grad_grad", dtypes=FLOATS)
 def relu_grad_grad(ins, attrs, need):
     out, ddx = ins
@@ -238,28 +247,77 @@ def leaky_relu_grad_grad(ins, attrs, need):
     return (np.where(x > 0, ddx, attrs["alpha"] * ddx).astype(ddx.dtype, copy=False),)
 
 
+def _slope_grad_grad(x, dout, ddx, neg):
+    """The double grad of an op with dX = d * (x > 0 ? 1 : s(x)), ``neg`` = (s(x),
+    s'(x)): the gradient of x is dd d s'(x) where x <= 0, that of d is dd times
+    the slope."""
+    slope, dslope = neg
+    dx = np.where(x > 0, 0, ddx * dout * dslope).astype(ddx.dtype, copy=False)
+    ddout = np.where(x > 0, ddx, ddx * slope).astype(ddx.dtype, copy=False)
+    return dx, ddout
+
+
 @kernel("elu_grad_grad", dtypes=FLOATS)
 def elu_grad_grad(ins, attrs, need):
-    # dX = dOut * (x > 0 ? 1 : alpha * exp(x))
+    # slope alpha e^x for x <= 0, its derivative the same
     x, dout, ddx = ins
-    neg = attrs["alpha"] * np.exp(np.minimum(x, 0))
-    dx = np.where(x > 0, 0, ddx * dout * neg).astype(ddx.dtype, copy=False)
-    ddout = np.where(x > 0, ddx, ddx * neg).astype(ddx.dtype, copy=False)
+    s = attrs["alpha"] * np.exp(np.minimum(x, 0))
+    return _slope_grad_grad(x, dout, ddx, (s, s))
+
+
+@kernel("celu_grad_grad", dtypes=FLOATS)
+def celu_grad_grad(ins, attrs, need):
+    # slope e^(x / alpha) for x <= 0, its derivative that over alpha
+    x, dout, ddx = ins
+    al = attrs["alpha"]
+    s = np.exp(np.minimum(x, 0) / al)
+    return _slope_grad_grad(x, dout, ddx, (s, s / al))
+
+
+@kernel("softplus_double_grad", dtypes=FLOATS)
+def softplus_double_grad(ins, attrs, need):
+    # dX = d * sigmoid(beta x) below the threshold, d above it
+    x, dout, ddx = ins
+    b = attrs["beta"]
+    lin = x * b > attrs["threshold"]
+    s = sigmoid(b * x)
+    dx = np.where(lin, 0, dout * ddx * b * s * (1 - s)).astype(ddx.dtype, copy=False)
+    ddout = np.where(lin, ddx, ddx * s).astype(ddx.dtype, copy=False)
     return dx, ddout
 
 
 @kernel("tanh_grad_grad", dtypes=FLOATS)
 def tanh_grad_grad(ins, attrs, need):
-    # dX = dOut * (1 - out^2): d/dOut = -2 out dOut, d/d(dOut) = 1 - out^2
+    # dX = d (1 - y^2): gradient of y -2 y d dd, of d dd (1 - y^2)
     out, dout, ddx = ins
     return -2 * out * dout * ddx, ddx * (1 - out * out)
 
 
+@kernel("tanh_triple_grad", dtypes=FLOATS)
+def tanh_triple_grad(ins, attrs, need):
+    # L = a (-2 y d dd) + b dd (1 - y^2)
+    out, dout, ddx, a, b = ins
+    a, b = _zero_if_none(a, out), _zero_if_none(b, out)
+    return (-2 * ddx * (a * dout + b * out),
+            -2 * a * out * ddx,
+            -2 * a * out * dout + b * (1 - out * out))
+
+
 @kernel("sigmoid_grad_grad", dtypes=FLOATS)
 def sigmoid_grad_grad(ins, attrs, need):
-    # dX = dOut * out * (1 - out)
+    # dX = d y (1 - y): gradient of y d dd (1 - 2y), of d dd y (1 - y)
     out, dout, ddx = ins
     return dout * ddx * (1 - 2 * out), ddx * out * (1 - out)
+
+
+@kernel("sigmoid_triple_grad", dtypes=FLOATS)
+def sigmoid_triple_grad(ins, attrs, need):
+    # L = a d dd (1 - 2y) + b dd y (1 - y)
+    out, dout, ddx, a, b = ins
+    a, b = _zero_if_none(a, out), _zero_if_none(b, out)
+    return (ddx * (b * (1 - 2 * out) - 2 * a * dout),
+            a * ddx * (1 - 2 * out),
+            a * dout * (1 - 2 * out) + b * out * (1 - out))
 
 
 # ------------------------------------------------------------------ prelu

@@ -2,7 +2,7 @@
 equal_all, allclose and isclose."""
 import numpy as np
 
-from ..registry import kernel, ALL, NUMERIC
+from ..registry import kernel, ALL, NUMERIC, FLOATS
 from .elementwise import align_y
 
 _INT_BOOL = ("bool", "int8", "int16", "int32", "int64", "uint8")
@@ -58,9 +58,9 @@ def _unary(op_type, fn, dtypes=ALL):
 
 _unary("logical_not", np.logical_not)
 _unary("bitwise_not", np.invert, _INT_BOOL)
-_unary("isnan_v2", np.isnan)
-_unary("isinf_v2", np.isinf)
-_unary("isfinite_v2", np.isfinite)
+_unary("isnan_v2", np.isnan, NUMERIC)
+_unary("isinf_v2", np.isinf, NUMERIC)
+_unary("isfinite_v2", np.isfinite, NUMERIC)
 
 
 @kernel("equal_all", dtypes=ALL)
@@ -76,13 +76,13 @@ def _tolerances(ins, attrs):
     return rtol, atol
 
 
-@kernel("isclose", dtypes=NUMERIC)
+@kernel("isclose", dtypes=FLOATS)
 def isclose(ins, attrs, need):
     rtol, atol = _tolerances(ins, attrs)
     return (np.isclose(ins[0], ins[1], rtol=rtol, atol=atol, equal_nan=attrs["equal_nan"]),)
 
 
-@kernel("allclose", dtypes=NUMERIC)
+@kernel("allclose", dtypes=FLOATS)
 def allclose(ins, attrs, need):
     rtol, atol = _tolerances(ins, attrs)
     return (np.asarray(np.allclose(ins[0], ins[1], rtol=rtol, atol=atol,

@@ -1,4 +1,5 @@
-"""numpy kernels of conv2d, depthwise_conv2d, conv2d_transpose and their grads.
+"""numpy kernels of conv2d, depthwise_conv2d, conv2d_transpose, their grads and
+double grads (kernels/cpu/bilinear.py).
 
 Everything is computed in NCHW (NHWC inputs are viewed transposed) with
 im2col: the input windows are copied once into a (N, C, kh, kw, oh, ow)
@@ -12,6 +13,7 @@ from ...ops import OpError
 from ...ops.defs.nn_conv import (conv_geometry, convt_geometry, channel_last,
                                  check_conv_channels)
 from ..registry import kernel
+from .bilinear import Bilinear, register
 
 
 # ------------------------------------------------------------------ windows
@@ -179,3 +181,14 @@ def conv2d_transpose_grad(ins, attrs, need):
         xs = x.reshape(n, g, c // g, h * wd)
         dw = np.matmul(xs, cols.swapaxes(-1, -2)).sum(axis=0).reshape(w.shape)
     return dx, dw
+
+
+# ------------------------------------------------------------------ double grads
+# a convolution is bilinear in Input and Filter (kernels/cpu/bilinear.py)
+def _bilinear(fwd, grad):
+    return Bilinear(lambda a, b, attrs: fwd((a, b), attrs, None)[0],
+                    lambda a, b, d, attrs, need: grad((a, b, d), attrs, need))
+
+
+register(_bilinear(conv2d, conv2d_grad), ("conv2d_grad_grad", "depthwise_conv2d_grad_grad"))
+register(_bilinear(conv2d_transpose, conv2d_transpose_grad), ("conv2d_transpose_grad_grad",))

@@ -7,7 +7,7 @@ the global generator).
 """
 import numpy as np
 
-from ..registry import kernel, ALL
+from ..registry import kernel, ALL, FLOATS, INTS, NUMERIC
 from ..random import rng_for
 from ...ops import OpError
 from ...ops.defs.creation import attr_dtype
@@ -101,12 +101,31 @@ fill_constant.fast = _fill_constant_fast
 fill_constant.fresh = True
 
 
+@kernel("empty", dtypes=ALL)
+def empty(ins, attrs, need):
+    st, sl = ins
+    shape = attrs["shape"] if st is None and not sl else ints_of(st, sl, None)
+    return (np.zeros(shape, dtype=attr_dtype(attrs)),)
+
+
 @kernel("fill_any_like", dtypes=ALL + ("complex64", "complex128"))
 def fill_any_like(ins, attrs, need):
     x = ins[0]
     d = attrs["dtype"]
     dt = x.dtype if d is None or d == -1 else attr_dtype(attrs)
+    if dt.kind == "b" and attrs["value"] not in (0.0, 1.0):
+        raise OpError(f"op 'fill_any_like': value {attrs['value']} is out of range for a bool "
+                      f"tensor (expected 0 or 1)")
     return (np.full(x.shape, attrs["value"], dtype=dt),)
+
+
+@kernel("fill_constant_batch_size_like", dtypes=ALL)
+def fill_constant_batch_size_like(ins, attrs, need):
+    shape = list(attrs["shape"])
+    shape[attrs["output_dim_idx"]] = ins[0].shape[attrs["input_dim_idx"]]
+    dt = attr_dtype(attrs)
+    value = _str_value(attrs["str_value"], dt) if attrs["str_value"] else attrs["value"]
+    return (np.full(shape, value, dtype=dt),)
 
 
 # ------------------------------------------------------------ sequences
@@ -114,7 +133,7 @@ def _scalar(a):
     return a.reshape(-1)[0].item()
 
 
-@kernel("range", dtypes=ALL)
+@kernel("range", dtypes=NUMERIC)
 def range_(ins, attrs, need):
     s, e, st = (_scalar(a) for a in ins)
     dt = ins[0].dtype
@@ -126,7 +145,7 @@ def range_(ins, attrs, need):
     return ((s + np.arange(n, dtype=np.float64) * st).astype(dt),)
 
 
-@kernel("linspace", dtypes=ALL)
+@kernel("linspace", dtypes=NUMERIC)
 def linspace(ins, attrs, need):
     s, e, n = (_scalar(a) for a in ins)
     if n < 1:
@@ -134,13 +153,13 @@ def linspace(ins, attrs, need):
     return (np.linspace(s, e, int(n), dtype=np.float64).astype(attr_dtype(attrs)),)
 
 
-@kernel("eye", dtypes=ALL)
+@kernel("eye", dtypes=NUMERIC)
 def eye(ins, attrs, need):
     r, c = int(attrs["num_rows"]), int(attrs["num_columns"])
     return (np.eye(r, r if c == -1 else c, dtype=attr_dtype(attrs)),)
 
 
-@kernel("one_hot_v2", dtypes=ALL)
+@kernel("one_hot_v2", dtypes=INTS)
 def one_hot_v2(ins, attrs, need):
     x, dt_ = ins
     depth = attrs["depth"] if dt_ is None else int(dt_.reshape(-1)[0])
@@ -173,7 +192,7 @@ def _diag(out, attrs):
     return out
 
 
-@kernel("uniform_random", dtypes=ALL)
+@kernel("uniform_random", dtypes=FLOATS)
 def uniform_random(ins, attrs, need):
     dt = attr_dtype(attrs)
     lo, hi = attrs["min"], attrs["max"]
@@ -182,14 +201,14 @@ def uniform_random(ins, attrs, need):
     return (_diag(out, attrs),)
 
 
-@kernel("gaussian_random", dtypes=ALL)
+@kernel("gaussian_random", dtypes=FLOATS)
 def gaussian_random(ins, attrs, need):
     dt = attr_dtype(attrs)
     r = rng_for(attrs).standard_normal(_shape(ins, attrs), dtype=_float_draw(dt))
     return ((r * attrs["std"] + attrs["mean"]).astype(dt, copy=False),)
 
 
-@kernel("truncated_gaussian_random", dtypes=ALL)
+@kernel("truncated_gaussian_random", dtypes=FLOATS)
 def truncated_gaussian_random(ins, attrs, need):
     dt = attr_dtype(attrs)
     rng = rng_for(attrs)
@@ -201,7 +220,7 @@ def truncated_gaussian_random(ins, attrs, need):
     return ((z * attrs["std"] + attrs["mean"]).astype(dt),)
 
 
-@kernel("randint", dtypes=ALL)
+@kernel("randint", dtypes=("int32", "int64"))
 def randint(ins, attrs, need):
     lo, hi = attrs["low"], attrs["high"]
     if lo >= hi:
@@ -210,6 +229,6 @@ def randint(ins, attrs, need):
     return (rng_for(attrs).integers(lo, hi, _shape(ins, attrs)).astype(dt, copy=False),)
 
 
-@kernel("randperm", dtypes=ALL)
+@kernel("randperm", dtypes=NUMERIC)
 def randperm(ins, attrs, need):
     return (rng_for(attrs).permutation(int(attrs["n"])).astype(attr_dtype(attrs, 3)),)

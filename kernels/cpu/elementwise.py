@@ -1,10 +1,11 @@
-"""numpy kernels of the binary elementwise ops, their grads and the double grads
-of add/sub/mul/div."""
+"""numpy kernels of the binary elementwise ops, their grads, the double grads
+of add/sub/mul/div/pow and the triple grads of add and mul."""
 import numpy as np
 
 from ...ops import OpError
 
 from ..registry import kernel, NUMERIC, FLOATS, ALL
+from .bilinear import Bilinear, register
 
 
 def align_y(x, y, axis):
@@ -84,17 +85,42 @@ def _into(fn, pos):
     return k
 
 
-_binary("elementwise_add", np.add, ALL)
+# no bool add/subtract (Paddle registers none: ``bool_tensor + bool_tensor`` raises)
+_binary("elementwise_add", np.add)
 _binary("elementwise_sub", np.subtract)
 _binary("elementwise_mul", np.multiply, ALL)
 _binary("elementwise_max", np.maximum)
 _binary("elementwise_min", np.minimum)
-_binary("elementwise_pow", np.power)
-_binary("elementwise_floordiv", np.floor_divide, NUMERIC)
+def _pow(x, y):
+    if y.dtype.kind in "iu" and (y < 0).any():
+        raise OpError("op 'elementwise_pow': an integer tensor cannot be raised to a negative "
+                      "integer power (cast X to a float dtype first)")
+    return np.power(x, y)
+
+
+_binary("elementwise_pow", _pow)
+
+
+def _check_int_divisor(x, y, op):
+    if y.dtype.kind in "iub" and not y.all():
+        raise OpError(f"op '{op}': integer division by zero (Y holds a 0); Paddle raises "
+                      f"on this too")
+
+
+def _floordiv(x, y):
+    _check_int_divisor(x, y, "elementwise_floordiv")
+    return np.floor_divide(x, y)
+
+
+_binary("elementwise_floordiv", _floordiv, NUMERIC)
 
 
 def _div(x, y):
-    if x.dtype.kind in "iu":
+    if x.dtype.kind in "iub":
+        _check_int_divisor(x, y, "elementwise_div")
+        if x.dtype.kind == "b":
+            # Paddle's bool kernel divides as integers: Y is all True here, so X / Y is X
+            return np.logical_and(x, y)
         # Paddle truncates integer division toward zero
         return np.trunc(np.true_divide(x, y)).astype(x.dtype)
     return np.true_divide(x, y)
@@ -102,10 +128,11 @@ def _div(x, y):
 
 def _mod(x, y):
     # Paddle's elementwise_mod follows Python: result has the sign of y
+    _check_int_divisor(x, y, "elementwise_mod")
     return np.mod(x, y)
 
 
-_binary("elementwise_div", _div, NUMERIC)
+_binary("elementwise_div", _div, ALL)
 _binary("elementwise_mod", _mod, NUMERIC)
 
 
@@ -235,25 +262,49 @@ def sub_grad_grad(ins, attrs, need):
     return (out,)
 
 
-@kernel("elementwise_mul_grad_grad", dtypes=NUMERIC)
-def mul_grad_grad(ins, attrs, need):
-    """DX = DOut*Y, DY = DOut*X: DDOut = DDX*Y + X*DDY, X' = DDY*DOut, Y' = DDX*DOut."""
+@kernel("elementwise_add_triple_grad", dtypes=NUMERIC)
+def add_triple_grad(ins, attrs, need):
+    """DDOut = DDX + DDY (broadcast): D_DDX, D_DDY are D_DDOut reduced to their shapes."""
+    ddx, ddy, d_ddout = ins
+    want = _want(need, 2)
+    return (reduce_to(d_ddout, ddx.shape) if want[0] and ddx is not None else None,
+            reduce_to(d_ddout, ddy.shape, attrs["axis"]) if want[1] and ddy is not None
+            else None)
+
+
+# mul is bilinear: its double and triple grads from its forward and grad
+# (kernels/cpu/bilinear.py); Y is aligned inside X at ``axis``
+MUL = Bilinear(lambda a, b, attrs: a * align_y(a, b, attrs["axis"]),
+               lambda a, b, d, attrs, need: mul_grad((a, b, d), attrs, need))
+register(MUL, ("elementwise_mul_grad_grad",), ("elementwise_mul_triple_grad",), NUMERIC)
+
+
+@kernel("elementwise_pow_grad_grad", dtypes=FLOATS)
+def pow_grad_grad(ins, attrs, need):
+    """With p = X^Y, ln X taken as 0 where X <= 0 (as pow_grad does):
+    dX = DOut Y X^(Y-1), dY = DOut p ln X.  Given DDX, DDY (a, b below):
+    DDOut = a Y X^(Y-1) + b p ln X,
+    X' = DOut (a Y (Y-1) X^(Y-2) + b X^(Y-1) (Y ln X + [X > 0])),
+    Y' = DOut (a X^(Y-1) (1 + Y ln X) + b p ln^2 X)."""
     x, y, dout, ddx, ddy = ins
     axis = attrs["axis"]
     ya = align_y(x, y, axis)
-    ddya = None if ddy is None else align_y(x, ddy, axis)
+    a = 0 if ddx is None else ddx
+    b = 0 if ddy is None else align_y(x, ddy, axis)
+    pos = x > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        lx = np.where(pos, np.log(np.where(pos, x, 1)), 0).astype(x.dtype)
+        xm1 = np.power(x, ya - 1)
+        xm2 = np.power(x, ya - 2)
+    p = np.power(x, ya)
     want = _want(need, 3)
     dx = dy = ddout = None
     if want[0]:
-        dx = np.zeros_like(x) if ddya is None else reduce_to(ddya * dout, x.shape)
+        dx = reduce_to(dout * (a * ya * (ya - 1) * xm2 + b * xm1 * (ya * lx + pos)), x.shape)
     if want[1]:
-        dy = np.zeros_like(y) if ddx is None else reduce_to(ddx * dout, y.shape, axis)
+        dy = reduce_to(dout * (a * xm1 * (1 + ya * lx) + b * p * lx * lx), y.shape, axis)
     if want[2]:
-        ddout = np.zeros_like(dout)
-        if ddx is not None:
-            ddout = ddout + ddx * ya
-        if ddya is not None:
-            ddout = ddout + x * ddya
+        ddout = np.broadcast_to(a * ya * xm1 + b * p * lx, dout.shape).astype(dout.dtype)
     return dx, dy, ddout
 
 

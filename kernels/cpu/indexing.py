@@ -6,7 +6,7 @@ first, so no array a Tensor holds is ever modified.
 """
 import numpy as np
 
-from ..registry import kernel, ALL, FLOATS
+from ..registry import kernel, ALL, FLOATS, NUMERIC
 from ...ops import OpError
 from ...ops.defs.indexing import decrease, VALUE_ATTRS
 from ...ops.dtypes import to_np_dtype
@@ -91,7 +91,7 @@ def _gather_args(x, idx, at, attrs):
     return axis, idx
 
 
-@kernel("gather", dtypes=ALL)
+@kernel("gather", dtypes=NUMERIC)
 def gather(ins, attrs, need):
     x, idx, at = ins
     axis, idx = _gather_args(x, idx, at, attrs)
@@ -142,7 +142,7 @@ def gather_nd_grad(ins, attrs, need):
     return (gx,)
 
 
-@kernel("index_select", dtypes=ALL)
+@kernel("index_select", dtypes=NUMERIC)
 def index_select(ins, attrs, need):
     x, idx = ins
     d = attrs["dim"] + x.ndim if attrs["dim"] < 0 else attrs["dim"]
@@ -157,7 +157,7 @@ def index_select_grad(ins, attrs, need):
     return (_add_along(x.shape, d, idx, g),)
 
 
-@kernel("index_sample", dtypes=ALL)
+@kernel("index_sample", dtypes=NUMERIC)
 def index_sample(ins, attrs, need):
     x, idx = ins
     check_index("index_sample", idx, x.shape[1], 1, x.shape)
@@ -172,7 +172,7 @@ def index_sample_grad(ins, attrs, need):
     return (gx,)
 
 
-@kernel("take_along_axis", dtypes=ALL)
+@kernel("take_along_axis", dtypes=NUMERIC)
 def take_along_axis(ins, attrs, need):
     x, idx = ins
     axis = attrs["Axis"] + x.ndim if attrs["Axis"] < 0 else attrs["Axis"]
@@ -196,7 +196,7 @@ def _ids(ids):
     return ids.reshape(-1) if ids.ndim == 2 else ids
 
 
-@kernel("scatter", dtypes=ALL)
+@kernel("scatter", dtypes=NUMERIC)
 def scatter(ins, attrs, need):
     x, ids, upd = ins
     ids = _ids(ids)
@@ -224,7 +224,7 @@ def scatter_grad(ins, attrs, need):
 
 
 # ------------------------------------------------------------ where / masks
-@kernel("where", dtypes=ALL)
+@kernel("where", dtypes=NUMERIC)
 def where(ins, attrs, need):
     c, x, y = ins
     return (np.where(c, x, y),)
@@ -247,7 +247,7 @@ def where_index(ins, attrs, need):
     return (np.argwhere(ins[0]).astype(np.int64),)
 
 
-@kernel("masked_select", dtypes=ALL)
+@kernel("masked_select", dtypes=NUMERIC)
 def masked_select(ins, attrs, need):
     x, m = ins
     if x.shape != m.shape:

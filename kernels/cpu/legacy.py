@@ -1,14 +1,16 @@
-"""numpy kernels of the fluid-era ops (ops/defs/legacy.py): mul and mul_grad."""
+"""numpy kernels of the fluid-era ops (ops/defs/legacy.py): mul, its grad and
+double grad."""
 import numpy as np
 
-from ..registry import kernel, NUMERIC
+from ..registry import kernel, NUMERIC, FLOATS
+from .bilinear import Bilinear, register
 
 
 def _mat(a, n):
     return a.reshape(int(np.prod(a.shape[:n], dtype=np.int64)), -1)
 
 
-@kernel("mul", dtypes=NUMERIC)
+@kernel("mul", dtypes=FLOATS)
 def mul(ins, attrs, need):
     x, y = ins
     xn, yn = attrs["x_num_col_dims"], attrs["y_num_col_dims"]
@@ -25,3 +27,9 @@ def mul_grad(ins, attrs, need):
     dx = (g2 @ y2.T).reshape(x.shape) if need is None or need[0] else None
     dy = (x2.T @ g2).reshape(y.shape) if need is None or need[1] else None
     return dx, dy
+
+
+# mul is bilinear: its double grad from its forward and grad (kernels/cpu/bilinear.py)
+register(Bilinear(lambda a, b, attrs: mul((a, b), attrs, None)[0],
+                  lambda a, b, d, attrs, need: mul_grad((a, b, d), attrs, need)),
+         ("mul_grad_grad",), dtypes=NUMERIC)

@@ -1,7 +1,9 @@
-"""numpy kernels of matmul_v2, bmm, dot and their grads."""
+"""numpy kernels of matmul_v2, bmm, dot, their grads and matmul_v2's double and
+triple grads (kernels/cpu/bilinear.py)."""
 import numpy as np
 
-from ..registry import kernel, NUMERIC
+from ..registry import kernel, NUMERIC, FLOATS
+from .bilinear import Bilinear, register
 from .elementwise import reduce_to
 
 
@@ -14,7 +16,8 @@ def matmul(x, y, tx, ty):
         x = _t(x)
     if ty and y.ndim >= 2:
         y = _t(y)
-    return np.matmul(x, y)
+    out = np.matmul(x, y)
+    return out if type(out) is np.ndarray else np.asarray(out)    # vector . vector
 
 
 @kernel("matmul_v2", dtypes=NUMERIC)
@@ -35,30 +38,27 @@ matmul_v2.fresh = True
 
 
 def matmul_grads(x, y, g, tx, ty, need=None):
-    """dX, dY of matmul(x, y, tx, ty) given dOut, with vector and batch handling."""
+    """dX, dY of matmul(x, y, tx, ty) given dOut, for every rank pair matmul
+    accepts.  A vector X is the row matrix [1, K] and a vector Y the column
+    [K, 1] (their transpose flags ignored, as in the forward); dOut gets those
+    unit axes back, the products run on the batched matrices, and each gradient
+    is summed over the batch dims its input was broadcast along, then takes its
+    input's shape."""
     xv, yv = x.ndim == 1, y.ndim == 1
     x2 = x[None, :] if xv else x
     y2 = y[:, None] if yv else y
-    g2 = g
+    tx, ty = tx and not xv, ty and not yv
+    g2 = g[..., None] if yv else g          # [..., M] -> [..., M, 1]
     if xv:
-        g2 = np.expand_dims(g2, -2)
-    if yv:
-        g2 = np.expand_dims(g2, -1)
+        g2 = g2[..., None, :]               # [..., N] -> [..., 1, N]
     dx = dy = None
     if need is None or need[0]:
-        if tx:
-            dx = matmul(y2, g2, ty, True)        # dX^T = Y' g^T  -> dX = (Y' g^T)
-        else:
-            dx = matmul(g2, y2, False, not ty)
-        dx = reduce_to(dx, x2.shape)
-        dx = dx.reshape(x.shape)
+        # Out = X' Y' with X' = op(X): dX' = g Y'^T, and dX = dX'^T when transposed
+        dx = matmul(y2, g2, ty, True) if tx else matmul(g2, y2, False, not ty)
+        dx = reduce_to(dx, x2.shape).reshape(x.shape)
     if need is None or need[1]:
-        if ty:
-            dy = matmul(g2, x2, True, tx)
-        else:
-            dy = matmul(x2, g2, not tx, False)
-        dy = reduce_to(dy, y2.shape)
-        dy = dy.reshape(y.shape)
+        dy = matmul(g2, x2, True, tx) if ty else matmul(x2, g2, not tx, False)
+        dy = reduce_to(dy, y2.shape).reshape(y.shape)
     return dx, dy
 
 
@@ -74,35 +74,14 @@ def matmul_v2_grad(ins, attrs, need):
 
 matmul_v2_grad.fresh = True
 
-
-@kernel("matmul_v2_grad_grad", dtypes=NUMERIC)
-def matmul_v2_grad_grad(ins, attrs, need):
-    """Out = X@Y; DX = DOut@Y^T, DY = X^T@DOut (with transposes).  Given DDX, DDY:
-    DDOut = DDX@Y + X@DDY; DX' = DOut-side term from DDY; DY' from DDX."""
-    x, y, dout, ddx, ddy = ins
-    tx, ty = attrs["trans_x"], attrs["trans_y"]
-    dx = dy = ddout = None
-    want = need or (True, True, True)
-    if want[2]:
-        ddout = 0
-        if ddx is not None:
-            ddout = ddout + matmul(ddx, y, tx, ty)
-        if ddy is not None:
-            ddout = ddout + matmul(x, ddy, tx, ty)
-        if isinstance(ddout, int):
-            ddout = np.zeros_like(dout)
-    if want[0] or want[1]:
-        # DX = f(DOut, Y) is linear in Y: d/dY <DDX, DX> = grad of Y in matmul with DOut
-        if want[0]:
-            dx = (matmul_grads(x, ddy, dout, tx, ty, (True, False))[0]
-                  if ddy is not None else np.zeros_like(x))
-        if want[1]:
-            dy = (matmul_grads(ddx, y, dout, tx, ty, (False, True))[1]
-                  if ddx is not None else np.zeros_like(y))
-    return dx, dy, ddout
+# double and triple grads (matmul_v2's, and bmm's through matmul_v2_grad_grad)
+MATMUL = Bilinear(lambda a, b, at: matmul(a, b, at["trans_x"], at["trans_y"]),
+                  lambda a, b, d, at, need: matmul_grads(a, b, d, at["trans_x"],
+                                                         at["trans_y"], need))
+register(MATMUL, ("matmul_v2_grad_grad",), ("matmul_v2_triple_grad",), NUMERIC)
 
 
-@kernel("bmm", dtypes=NUMERIC)
+@kernel("bmm", dtypes=FLOATS)
 def bmm(ins, attrs, need):
     return (np.matmul(ins[0], ins[1]),)
 
@@ -116,12 +95,12 @@ def bmm_grad(ins, attrs, need):
 @kernel("dot", dtypes=NUMERIC)
 def dot(ins, attrs, need):
     x, y = ins
-    return (np.sum(x * y, axis=-1),)
+    return (np.asarray(np.sum(x * y, axis=-1)),)
 
 
 @kernel("dot_grad", dtypes=NUMERIC)
 def dot_grad(ins, attrs, need):
     x, y, g = ins
-    g = np.expand_dims(g, -1)
+    g = g[..., None]                  # Out has X's shape without its last dim
     return (g * y if need is None or need[0] else None,
             g * x if need is None or need[1] else None)

@@ -6,7 +6,8 @@ buffers is safe and saves a copy per call.
 """
 import numpy as np
 
-from ..registry import kernel, ALL, FLOATS
+from ..registry import kernel, ALL, FLOATS, NUMERIC
+from ...ops import OpError
 from ...ops.defs.manipulation import (reshape_target, check_perm, flatten_shape,
                                       squeeze_shape, unsqueeze_shape, expand_target,
                                       split_sizes, pad3d_spatial)
@@ -125,7 +126,8 @@ def stack_grad(ins, attrs, need):
     return (_unstack(ins[0], attrs["axis"]),)
 
 
-@kernel("unstack", "unbind", dtypes=ALL)
+@kernel("unstack", dtypes=NUMERIC)   # Paddle: no bool unstack, a bool unbind
+@kernel("unbind", dtypes=ALL)
 def unstack(ins, attrs, need):
     return (_unstack(ins[0], attrs["axis"]),)
 
@@ -155,6 +157,23 @@ def expand_as_v2(ins, attrs, need):
     x, y = ins
     target = y.shape if y is not None else attrs["target_shape"]
     return (np.array(np.broadcast_to(x, expand_target(x.shape, target))),)
+
+
+@kernel("broadcast_tensors", dtypes=ALL)
+def broadcast_tensors(ins, attrs, need):
+    xs = ins[0]
+    if len({x.dtype for x in xs}) > 1:
+        raise OpError(f"broadcast_tensors: inputs have different dtypes "
+                      f"{[str(x.dtype) for x in xs]}; cast them to one dtype first")
+    shape = np.broadcast_shapes(*(x.shape for x in xs))
+    return ([np.array(np.broadcast_to(x, shape)) for x in xs],)
+
+
+@kernel("broadcast_tensors_grad", dtypes=FLOATS)
+def broadcast_tensors_grad(ins, attrs, need):
+    xs, gs = ins
+    return ([np.zeros(x.shape, x.dtype) if g is None else reduce_to(g, x.shape)
+             for x, g in zip(xs, gs)],)
 
 
 @kernel("tile", dtypes=ALL)
@@ -188,7 +207,7 @@ def _roll_args(st, attrs):
     return (shifts[0] if not axes else tuple(shifts)), (None if not axes else tuple(axes))
 
 
-@kernel("roll", dtypes=ALL)
+@kernel("roll", dtypes=NUMERIC)
 def roll(ins, attrs, need):
     x, st = ins
     shifts, axes = _roll_args(st, attrs)
@@ -207,7 +226,7 @@ def _pairs(p):
     return [(int(p[2 * i]), int(p[2 * i + 1])) for i in range(len(p) // 2)]
 
 
-@kernel("pad", dtypes=ALL)
+@kernel("pad", dtypes=NUMERIC)
 def pad(ins, attrs, need):
     x = ins[0]
     return (np.pad(x, _pairs(attrs["paddings"]), constant_values=attrs["pad_value"]),)
@@ -233,13 +252,19 @@ def _pad3d_pairs(x, pt, attrs):
     return pairs
 
 
-@kernel("pad3d", dtypes=ALL)
+@kernel("pad3d", dtypes=NUMERIC)
 def pad3d(ins, attrs, need):
     x, pt = ins
     pairs = _pad3d_pairs(x, pt, attrs)
     mode = attrs["mode"]
     if mode == "constant":
         return (np.pad(x, pairs, constant_values=attrs["value"]),)
+    if mode == "reflect":
+        # a reflection reads inside the dim: each pad must be smaller than it (Paddle)
+        for axis, (lo, hi) in enumerate(pairs):
+            if max(lo, hi) >= x.shape[axis] and (lo or hi):
+                raise OpError(f"pad3d: in reflect mode each padding of dim {axis} must be "
+                              f"smaller than its size {x.shape[axis]}, got ({lo}, {hi})")
     return (np.pad(x, pairs, mode=_NP_MODE[mode]),)
 
 
@@ -260,6 +285,14 @@ def pad3d_grad(ins, attrs, need):
         np.add.at(acc, src, gm)
         g = np.moveaxis(acc, 0, axis)
     return (g,)
+
+
+@kernel("pad3d_double_grad", dtypes=FLOATS)
+def pad3d_double_grad(ins, attrs, need):
+    """pad3d is linear in X (the constant value is not part of the gradient):
+    the gradient of its grad pads DDX, with zeros in constant mode."""
+    pt, ddx = ins
+    return pad3d((ddx, pt), dict(attrs, value=0.0), need)
 
 
 # ------------------------------------------------------------ shape / size

@@ -1,4 +1,6 @@
-"""numpy kernels of unary math, scale, pow, clip, cast, sum (add_n) and norms.
+"""numpy kernels of unary math, scale, pow, clip, cast, sum (add_n) and norms,
+and the double / triple grads of abs, log, square, sqrt, rsqrt, sin, cos, pow
+and clip.
 
 Unary ops are a table ``name -> (forward, grad, dtypes)``; a grad function
 receives the grad op's inputs in slot order (the forward slots it uses, then
@@ -13,15 +15,19 @@ from ...ops import OpError
 from ..registry import kernel, FLOATS, NUMERIC, ALL
 from .elementwise import REUSE_MIN
 
-SIGNED = FLOATS + ("int8", "int16", "int32", "int64")
 
 
-@kernel("scale", dtypes=NUMERIC)
+@kernel("scale", dtypes=ALL)
 def scale(ins, attrs, need):
     x, st = ins
     s = attrs["scale"] if st is None else st.reshape(()).item()
     b = attrs["bias"]
     dt = x.dtype
+    if dt.kind == "b":
+        # Paddle computes in bool: scale and bias become bools, * is and, + is or
+        s, b = bool(s), bool(b)
+        out = (x & s) | b if attrs["bias_after_scale"] else (x | b) & s
+        return (np.asarray(out, dtype=dt),)
     if attrs["bias_after_scale"]:
         out = x * dt.type(s) + dt.type(b) if dt.kind == "f" else x * s + b
     else:
@@ -275,7 +281,24 @@ for _name, (_f, _g, _dts) in UNARY.items():
     register_unary(_name, _f, _g, _dts, grad_dtypes=FLOATS if _dts is NUMERIC else _dts,
                    grad_into=UNARY_GRAD_INTO.get(_name))
 
-register_unary("sign", np.sign, dtypes=SIGNED)
+register_unary("sign", np.sign, dtypes=NUMERIC)
+
+
+def _float32_of_int(fwd):
+    """Paddle 2.6's int32/int64 kernels of exp, expm1 and the logs: X is
+    computed in float32 and Out is float32 (the ops' infer_meta says so)."""
+    def f(x):
+        return fwd(x.astype(np.float32))
+
+    def k(ins, attrs, need):
+        return (f(ins[0]),)
+    k.fast = lambda attrs: f
+    k.fresh = True
+    return k
+
+
+for _name in ("exp", "expm1", "log", "log2", "log10", "log1p"):
+    kernel(_name, dtypes=("int32", "int64"))(_float32_of_int(UNARY[_name][0]))
 
 
 # ------------------------------------------------------------------ pow
@@ -286,7 +309,13 @@ def _factor(ft, attrs):
 @kernel("pow", dtypes=NUMERIC)
 def pow_(ins, attrs, need):
     x, ft = ins
-    out = np.power(x, _factor(ft, attrs))
+    f = _factor(ft, attrs)
+    if x.dtype.kind in "iu":
+        f = int(f)          # Paddle's integer pow truncates the factor: x ** 2.5 is x ** 2
+        if f < 0:
+            raise OpError(f"op 'pow': an integer tensor cannot be raised to the negative "
+                          f"power {f} (cast X to a float dtype first)")
+    out = np.power(x, f)
     return (out if out.dtype == x.dtype else out.astype(x.dtype),)
 
 
@@ -341,6 +370,9 @@ def sum_(ins, attrs, need):
     x1 = xs[1]
     if x1 is None or type(x1) is list:
         return (_sum_general(xs),)
+    if x1.dtype is not x0.dtype or any(x is not None and x.dtype != x0.dtype for x in xs[2:]):
+        raise OpError(f"op 'sum' (add_n): inputs have dtypes "
+                      f"{[None if x is None else str(x.dtype) for x in xs]}; they must match")
     out = x0 + x1
     for x in xs[2:]:
         if x is not None:        # a gradient an untaken branch left unset
@@ -444,31 +476,107 @@ def p_norm_grad(ins, attrs, need):
     return (np.asarray(dx, dtype=x.dtype).reshape(x.shape),)
 
 
-# ------------------------------------------------------------------ double grads
+# ------------------------------------------------------------------ higher-order grads
+# Inputs and outputs in the slot order of ops/defs/math.py.  In the comments, d
+# = DOut (the first-order grad's incoming gradient), dd = DDX (the incoming
+# gradient of dX); a triple grad also gets ``a`` and ``b``, the gradients of
+# the double grad's two outputs (absent: zero).
+def _zero_if_none(v, like):
+    return np.zeros_like(like) if v is None else v
+
+
+@kernel("abs_double_grad", dtypes=FLOATS)
+def abs_double_grad(ins, attrs, need):
+    # dX = d sign(x), linear in d
+    x, ddx = ins
+    return (ddx * np.sign(x),)
+
+
 @kernel("log_grad_grad", dtypes=FLOATS)
 def log_grad_grad(ins, attrs, need):
-    # dX = dOut / x
+    # dX = d / x
     x, dout, ddx = ins
     return -dout * ddx / (x * x), ddx / x
 
 
 @kernel("square_grad_grad", dtypes=FLOATS)
 def square_grad_grad(ins, attrs, need):
-    # dX = 2 x dOut
+    # dX = 2 x d
     x, dout, ddx = ins
     return 2 * dout * ddx, 2 * x * ddx
 
 
 @kernel("sqrt_grad_grad", dtypes=FLOATS)
 def sqrt_grad_grad(ins, attrs, need):
-    # dX = 0.5 dOut / out (Out an input of sqrt_grad): d/dOut = -ddx dX / out
+    # dX = 0.5 d / y (y = Out, an input of sqrt_grad): d/dy = -dd dX / y
     out, dx, ddx = ins
     return -ddx * dx / out, ddx * 0.5 / out
 
 
-@kernel("pow_grad_grad", dtypes=FLOATS)
-def pow_grad_grad(ins, attrs, need):
-    # dX = f x^(f-1) dOut
+@kernel("rsqrt_grad_grad", dtypes=FLOATS)
+def rsqrt_grad_grad(ins, attrs, need):
+    # dX = -0.5 d y^3 (y = Out): d/dy = -1.5 d y^2 dd = 3 dd dX / y
+    out, dx, ddx = ins
+    return 3 * ddx * dx / out, -0.5 * ddx * out * out * out
+
+
+def _trig(df, d2f):
+    """Double and triple grads of Out = f(x) with dX = d f1(x), f1 = ``df``,
+    f2 = ``d2f`` its derivative, and f3 = -f1 (sin, cos)."""
+    def double(ins, attrs, need):
+        x, dout, ddx = ins
+        return dout * ddx * d2f(x), ddx * df(x)
+
+    def triple(ins, attrs, need):
+        # L = a d dd f2(x) + b dd f1(x)
+        x, dout, ddx, a, b = ins
+        a, b = _zero_if_none(a, x), _zero_if_none(b, x)
+        f1, f2 = df(x), d2f(x)
+        return ddx * (b * f2 - a * dout * f1), a * ddx * f2, a * dout * f2 + b * f1
+    return double, triple
+
+
+for _name, _d in (("sin", (np.cos, lambda x: -np.sin(x))),
+                  ("cos", (lambda x: -np.sin(x), lambda x: -np.cos(x)))):
+    _double, _triple = _trig(*_d)
+    kernel(f"{_name}_double_grad", dtypes=FLOATS)(_double)
+    kernel(f"{_name}_triple_grad", dtypes=FLOATS)(_triple)
+
+
+def _dpow(x, f, k):
+    """The k-th derivative of x^f: f (f-1) ... (f-k+1) x^(f-k), zeros where the
+    coefficient is 0 (without evaluating x^(f-k) at 0)."""
+    c = 1.0
+    for i in range(k):
+        c *= f - i
+    if c == 0:
+        return np.zeros_like(x)
+    return c * np.power(x, f - k)
+
+
+@kernel("pow_double_grad", dtypes=FLOATS)
+def pow_double_grad(ins, attrs, need):
+    # dX = p1(x) d, p = x^f
     x, ft, dout, ddx = ins
     f = _factor(ft, attrs)
-    return f * (f - 1) * np.power(x, f - 2) * dout * ddx, f * np.power(x, f - 1) * ddx
+    return _dpow(x, f, 2) * dout * ddx, _dpow(x, f, 1) * ddx
+
+
+@kernel("pow_triple_grad", dtypes=FLOATS)
+def pow_triple_grad(ins, attrs, need):
+    # L = a p2(x) d dd + b p1(x) dd
+    x, ft, dout, ddx, a, b = ins
+    f = _factor(ft, attrs)
+    a, b = _zero_if_none(a, x), _zero_if_none(b, x)
+    p1, p2 = _dpow(x, f, 1), _dpow(x, f, 2)
+    return (ddx * (a * dout * _dpow(x, f, 3) + b * p2),
+            a * p2 * ddx,
+            a * p2 * dout + b * p1)
+
+
+@kernel("clip_double_grad", dtypes=FLOATS)
+def clip_double_grad(ins, attrs, need):
+    # dX = d where min < x < max, linear in d
+    x, lo_t, hi_t, ddx = ins
+    lo, hi = _bounds(x, lo_t, hi_t, attrs)
+    return (ddx * ((x > lo) & (x < hi)),)

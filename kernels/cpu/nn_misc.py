@@ -61,7 +61,7 @@ def _check_ids(ids, vocab):
                       f"table of {vocab} rows (ids must be in [0, {vocab - 1}])")
 
 
-@kernel("lookup_table_v2")
+@kernel("lookup_table_v2", dtypes=FLOATS + ("int8",))
 def lookup_table_v2(ins, attrs, need):
     ids, w = ins
     _check_ids(ids, w.shape[0])
@@ -164,6 +164,19 @@ def bilinear_interp_v2(ins, attrs, need):
     return (_out(t[..., w0] * b0 + t[..., w1] * b1, last),)
 
 
+@kernel("bilinear_interp_v2", dtypes=("uint8",))
+def bilinear_interp_v2_uint8(ins, attrs, need):
+    """Paddle's uint8 kernel: the four corners weighted and summed in float32, in
+    its order, then truncated to uint8 (C's conversion)."""
+    xf = ins[0].astype(F32)
+    xc, last, ((h0, h1, a0, a1), (w0, w1, b0, b1)) = _plan((xf,) + tuple(ins[1:]), attrs)
+    a0, a1 = a0[:, None], a1[:, None]
+    top, bottom = xc[:, :, h0], xc[:, :, h1]
+    out = (top[..., w0] * a0 * b0 + bottom[..., w0] * a1 * b0 +
+           top[..., w1] * a0 * b1 + bottom[..., w1] * a1 * b1)
+    return (_out(out.astype(np.uint8), last),)
+
+
 @kernel("bilinear_interp_v2_grad")
 def bilinear_interp_v2_grad(ins, attrs, need):
     xc, last, ((h0, h1, a0, a1), (w0, w1, b0, b1)) = _plan(ins, attrs)
@@ -176,7 +189,7 @@ def bilinear_interp_v2_grad(ins, attrs, need):
 
 
 # ------------------------------------------------------------------ pixel_shuffle
-@kernel("pixel_shuffle", dtypes=FLOATS + ("int32", "int64"))
+@kernel("pixel_shuffle", dtypes=FLOATS)
 def pixel_shuffle(ins, attrs, need):
     x = ins[0]
     r = attrs["upscale_factor"]

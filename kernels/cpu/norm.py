@@ -1,4 +1,5 @@
-"""numpy kernels of batch_norm, layer_norm, group_norm, instance_norm and their grads.
+"""numpy kernels of batch_norm, layer_norm, group_norm, instance_norm, their
+grads and the double grads of batch_norm and instance_norm.
 
 All four normalise ``x`` over some axes; the shared backward is
 ``dx = inv_std * (dy' - mean(dy') - xhat * mean(dy' * xhat))`` with
@@ -6,7 +7,7 @@ All four normalise ``x`` over some axes; the shared backward is
 """
 import numpy as np
 
-from ...ops.defs.nn_norm import norm_channel_axis
+from ...ops.defs.nn_norm import norm_channel_axis, bn_global_stats
 from ..registry import kernel
 
 
@@ -29,8 +30,7 @@ def _norm_backward(dyw, xhat, inv, axes):
 
 
 # ------------------------------------------------------------------ batch_norm
-def _bn_global(attrs):
-    return (attrs["is_test"] and not attrs["trainable_statistics"]) or attrs["use_global_stats"]
+_bn_global = bn_global_stats
 
 
 @kernel("batch_norm")
@@ -216,3 +216,91 @@ def instance_norm_grad(ins, attrs, need):
     want = need or (True, True, True)
     return _group_backward(x, scale, dy, saved_mean.reshape(n, c), saved_inv.reshape(n, c),
                            c, want)
+
+
+# ------------------------------------------------------------------ double grads
+def _norm_double(x, dy, ddx, gamma, ddgamma, ddbeta, mean, inv, want):
+    """Double grad of y = gamma * xhat + beta, xhat = (x - mean) * inv with the
+    statistics of each row of the (R, M) arrays (gamma ... inv: (R, 1) or None).
+    With P(c) = c - mean(c) - xhat mean(c xhat) (the first-order grad is
+    dX = gamma inv P(dY)), a = DDX, g = DY, A = mean(g), B = mean(g xhat):
+      DDY    = gamma inv P(a) + DDScale xhat + DDBias
+      DScale = inv M (mean(a g) - A mean(a) - B mean(a xhat))     (per row)
+      DX     = -gamma inv^2 (xhat (mean(a g) - A mean(a) - B mean(a xhat))
+                             + B P(a) + mean(a xhat) P(g))  + DDScale inv P(g)."""
+    xhat = (x - mean) * inv
+    gamma = 1 if gamma is None else gamma
+
+    def m(v):
+        return v.mean(axis=1, keepdims=True)
+
+    def proj(c):
+        return c - m(c) - xhat * m(c * xhat)
+    a = np.zeros_like(x) if ddx is None else ddx
+    big_a, big_b, ax = m(dy), m(dy * xhat), m(a * xhat)
+    s = m(a * dy) - big_a * m(a) - big_b * ax
+    dx = dscale = ddy = None
+    if want[0]:
+        dx = -gamma * inv * inv * (xhat * s + big_b * proj(a) + ax * proj(dy))
+        if ddgamma is not None:
+            dx = dx + ddgamma * inv * proj(dy)
+    if want[1]:
+        dscale = inv * x.shape[1] * s
+    if want[2]:
+        ddy = gamma * inv * proj(a)
+        if ddgamma is not None:
+            ddy = ddy + ddgamma * xhat
+        if ddbeta is not None:
+            ddy = ddy + ddbeta
+    return dx, dscale, ddy
+
+
+def _rows(a, ax):
+    """A channel-``ax`` array as (C, rest) rows, and the inverse."""
+    moved = np.moveaxis(a, ax, 0)
+    return moved.reshape(moved.shape[0], -1), lambda r: np.moveaxis(r.reshape(moved.shape), 0, ax)
+
+
+@kernel("batch_norm_grad_grad")
+def batch_norm_grad_grad(ins, attrs, need):
+    x, scale, mean, var, saved_mean, saved_inv, dy, ddx, ddscale, ddbias = ins
+    want = need or (True, True, True)
+    ax, _ = _channel_axes(x, attrs["data_layout"])
+    x2, back = _rows(x, ax)
+    dy2, ddx2 = _rows(dy, ax)[0], None if ddx is None else _rows(ddx, ax)[0]
+
+    def col(v):
+        return None if v is None else v.reshape(-1, 1)
+    if not _bn_global(attrs):
+        dx, dscale, ddy = _norm_double(x2, dy2, ddx2, col(scale), col(ddscale), col(ddbias),
+                                       col(saved_mean), col(saved_inv), want)
+    else:
+        # fixed statistics: xhat is an affine function of x, dX = scale inv dY
+        inv = col((1.0 / np.sqrt(var + attrs["epsilon"])).astype(x.dtype, copy=False))
+        xhat = (x2 - col(mean)) * inv
+        a = np.zeros_like(x2) if ddx2 is None else ddx2
+        sc = 1 if scale is None else col(scale)
+        dx = (0 if ddscale is None else col(ddscale)) * inv * dy2
+        dscale = inv * (a * dy2).sum(axis=1, keepdims=True)
+        ddy = sc * inv * a + (0 if ddscale is None else col(ddscale) * xhat) + \
+            (0 if ddbias is None else col(ddbias))
+    return (back(np.broadcast_to(dx, x2.shape)) if want[0] else None,
+            dscale.reshape(-1) if want[1] and scale is not None else None,
+            back(np.broadcast_to(ddy, x2.shape)) if want[2] else None)
+
+
+@kernel("instance_norm_double_grad")
+def instance_norm_double_grad(ins, attrs, need):
+    x, scale, saved_mean, saved_inv, dy, ddx, ddscale, ddbias = ins
+    want = need or (True, True, True)
+    n, c = x.shape[:2]
+
+    def per_row(v):            # a per-channel vector as one entry per (n, c) row
+        return None if v is None else np.tile(v, n).reshape(-1, 1)
+    dx, dscale, ddy = _norm_double(
+        x.reshape(n * c, -1), dy.reshape(n * c, -1),
+        None if ddx is None else ddx.reshape(n * c, -1), per_row(scale), per_row(ddscale),
+        per_row(ddbias), saved_mean.reshape(-1, 1), saved_inv.reshape(-1, 1), want)
+    return (dx.reshape(x.shape) if want[0] else None,
+            dscale.reshape(n, c).sum(axis=0) if want[1] and scale is not None else None,
+            ddy.reshape(x.shape) if want[2] else None)

@@ -12,6 +12,7 @@ Max pooling routes the gradient to the first maximum of each window
 """
 import numpy as np
 
+from ...ops import OpError
 from ...ops.defs.nn_conv import pool_geometry, channel_last
 from ..registry import kernel
 
@@ -251,3 +252,15 @@ def max_pool2d_with_index(ins, attrs, need):
 def max_pool2d_with_index_grad(ins, attrs, need):
     x, mask, g = ins
     return (scatter_flat(mask.astype(np.int64), g, x.shape),)
+
+
+@kernel("pool2d_double_grad")
+def pool2d_double_grad(ins, attrs, need):
+    """Average pooling is linear: the gradient of its grad pools DDX.  Max
+    pooling's would gather DDX at each window's maximum, which needs X, and
+    Paddle's op reads only DDX."""
+    if attrs["pooling_type"] == "max":
+        raise OpError("op 'pool2d_double_grad': the double gradient of max pooling is not "
+                      "supported (pool2d_double_grad reads only grad_x@GRAD, not X)")
+    x, last, geo, _ = _setup(ins[0], attrs)
+    return (_back(pool_forward(x, geo, False), last),)

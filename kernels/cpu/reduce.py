@@ -79,6 +79,25 @@ def _mean(x, ax, dt, kd):
 _reducer("reduce_sum", lambda x, ax, dt, kd: np.sum(x, axis=ax, dtype=dt, keepdims=kd),
          NUMERIC + ("bool",), promote=True)
 _reducer("reduce_mean", _mean, FLOATS)
+
+
+def _int_mean(x, ax, dt, kd):
+    """Paddle's int32/int64/bool mean (Eigen's mean in X's own type): the sum in
+    X's dtype (wrapping on overflow), divided by the count truncating toward
+    zero; for bool the sum is an or, so the mean is ``any``."""
+    if not x.size:
+        raise OpError("op 'reduce_mean': the tensor to reduce is empty (Paddle: "
+                      "\"Tensor need be reduced must not empty\")")
+    if x.dtype.kind == "b":
+        return np.any(x, axis=ax, keepdims=kd)
+    s = np.asarray(np.sum(x, axis=ax, dtype=x.dtype, keepdims=kd))
+    n = x.dtype.type(x.size // max(s.size, 1))
+    q = s // n
+    q += ((s < 0) & (q * n != s)).astype(x.dtype)     # floor -> toward zero
+    return q
+
+
+_reducer("reduce_mean", _int_mean, ("bool", "int32", "int64"))
 _reducer("reduce_prod", lambda x, ax, dt, kd: np.prod(x, axis=ax, dtype=dt, keepdims=kd),
          NUMERIC)
 for _t in ("reduce_max", "reduce_amax"):
@@ -185,8 +204,8 @@ def _arg(fn):
     return k
 
 
-kernel("arg_max", dtypes=NUMERIC + ("bool",))(_arg(np.argmax))
-kernel("arg_min", dtypes=NUMERIC + ("bool",))(_arg(np.argmin))
+kernel("arg_max", dtypes=NUMERIC)(_arg(np.argmax))
+kernel("arg_min", dtypes=NUMERIC)(_arg(np.argmin))
 
 
 # ------------------------------------------------------------------ cumsum

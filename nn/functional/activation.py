@@ -4,7 +4,6 @@ Each function binds one op (see ops/defs/activation.py); arguments and
 defaults are Paddle 2.6's public ones, mapped onto the op's attributes.
 """
 from ...ops import bind, get_op, OpError
-from ...ops.dtypes import to_np_dtype
 from ...dygraph.tensor import Tensor
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "elu", "elu_", "celu", "selu", "gelu",
@@ -147,7 +146,8 @@ def thresholded_relu(x, threshold=1.0, name=None):
 
 
 def _maybe_cast(x, dtype):
-    if dtype is None or to_np_dtype(dtype) == to_np_dtype(x.dtype):
+    """Paddle casts to a given ``dtype`` even when x already has it (a cast op)."""
+    if dtype is None:
         return x
     from ...tensor.math import cast
     return cast(x, dtype)
@@ -173,11 +173,14 @@ def log_softmax(x, axis=-1, dtype=None, name=None):
 
 def prelu(x, weight, data_format="NCHW", name=None):
     """``x > 0 ? x : weight * x`` with one shared weight or one per channel."""
-    if data_format not in ("NC", "NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"):
-        raise OpError(f"prelu: data_format must be one of NC, NCL, NCHW, NCDHW, NLC, NHWC, "
-                      f"NDHWC, got '{data_format}'")
+    if len(weight.shape) > 1:
+        raise OpError(f"prelu: the weight must be 0-D or 1-D, got shape {list(weight.shape)}")
     mode = "all"
-    if len(weight.shape) >= 1 and weight.shape[0] > 1:
+    if len(weight.shape) == 1 and weight.shape[0] > 1:
+        # only a per-channel weight reads data_format (a shared one passes it through)
+        if data_format not in ("NC", "NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"):
+            raise OpError(f"prelu: data_format must be one of NC, NCL, NCHW, NCDHW, NLC, "
+                          f"NHWC, NDHWC, got '{data_format}'")
         if len(x.shape) < 2:
             raise OpError(f"prelu: a per-channel weight needs x of rank >= 2, got shape "
                           f"{list(x.shape)}")

@@ -94,8 +94,11 @@ _SELU_SCALE = 1.0507009873554804934193349852946
 
 
 def alpha_dropout(x, p=0.5, training=True, name=None):
-    """Dropout that keeps SELU's self-normalising mean and variance."""
-    _check_p(p)
+    """Dropout that keeps SELU's self-normalising mean and variance (Paddle's ops)."""
+    if isinstance(p, bool) or not isinstance(p, (float, int)):
+        raise TypeError("p argument should be a float or int")
+    if p < 0 or p > 1:
+        raise ValueError("p argument should between 0 and 1")
     if not training:
         return x
     if p == 1:
@@ -103,11 +106,13 @@ def alpha_dropout(x, p=0.5, training=True, name=None):
     alpha_p = -_SELU_ALPHA * _SELU_SCALE
     a = ((1 - p) * (1 + p * alpha_p ** 2)) ** -0.5
     b = -a * alpha_p * p
-    rnd = T.uniform(list(x.shape), dtype="float32", min=0.0, max=1.0)
-    keep = T.cast(T.greater_equal(rnd, T.full([1], p, dtype="float32")), x.dtype)
-    drop = T.subtract(T.full(list(x.shape), 1.0, dtype=x.dtype), keep)
+    shape = list(x.shape)
+    rnd = T.uniform(shape, dtype="float32", min=0.0, max=1.0)
+    keep = T.cast(T.greater_equal(rnd, T.full(shape, p, dtype="float32")), x.dtype)
+    drop = T.subtract(T.full(shape, 1.0, dtype=x.dtype), keep)
+    bt = T.full(shape, b, dtype=x.dtype)
     y = T.add(T.multiply(x, keep), T.scale(drop, scale=alpha_p))
-    return T.add(T.scale(y, scale=a), T.full([1], b, dtype=x.dtype))
+    return T.add(T.scale(y, scale=a), bt)
 
 
 # ------------------------------------------------------------------ pad

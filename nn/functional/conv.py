@@ -15,6 +15,7 @@ _CONV2D = get_op("conv2d")
 _DEPTHWISE = get_op("depthwise_conv2d")
 _CONVT = get_op("conv2d_transpose")
 _DEPTHWISE_T = get_op("depthwise_conv2d_transpose")
+_ADD = get_op("elementwise_add")
 
 
 # ------------------------------------------------------------------ argument helpers
@@ -62,11 +63,23 @@ def update_padding_nd(padding, num_dims, channel_last=False, ceil_mode=False):
         elif len(padding) == 2 * num_dims and isinstance(padding[0], numbers.Integral):
             flat = [int(v) for v in padding]
         elif len(padding) == num_dims and isinstance(padding[0], numbers.Integral):
-            return [int(v) for v in padding], "EXPLICIT"
+            flat = [int(v) for v in padding]
         else:
             raise ValueError(f"Invalid padding: {padding}")
-        return (flat[0::2] if _symmetric(flat, num_dims) else flat), "EXPLICIT"
-    return convert_to_list(padding, num_dims, "padding"), "EXPLICIT"
+        pads = flat[0::2] if len(flat) == 2 * num_dims and _symmetric(flat, num_dims) \
+            else flat
+    else:
+        pads = convert_to_list(padding, num_dims, "padding")
+    return pads, "EXPLICIT"
+
+
+def _conv_padding(padding, num_dims, channel_last):
+    """update_padding_nd for convolutions, which (unlike pooling) refuse negative pads."""
+    pads, algo = update_padding_nd(padding, num_dims, channel_last)
+    if any(p < 0 for p in pads):
+        raise ValueError(f"Invalid padding, all value should be larger than or equal to 0, "
+                         f"but received: {pads}")
+    return pads, algo
 
 
 def add_bias(out, bias, channel_last):
@@ -78,6 +91,14 @@ def add_bias(out, bias, channel_last):
         return T.add(out, bias)
     nd = len(out.shape)
     return T.add(out, T.reshape(bias, [1, -1] + [1] * (nd - 2)))
+
+
+def add_bias_axis(out, bias, channel_dim):
+    """Paddle's ``_add_with_axis`` after a 1-D conv: one elementwise_add whose
+    ``axis`` aligns the bias with the channel dim."""
+    if bias is None:
+        return out
+    return bind(_ADD, (out, bias), {"axis": int(channel_dim)})[0]
 
 
 def _check_input(x, rank, api, fmt):
@@ -118,7 +139,7 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
     c = x.shape[-1 if last else 1]
     n_filters = weight.shape[0]
     _check_groups(c, n_filters, groups, list(x.shape), "conv2d")
-    pad, algo = update_padding_nd(padding, 2, last)
+    pad, algo = _conv_padding(padding, 2, last)
     attrs = _conv_attrs(convert_to_list(stride, 2, "stride"), pad, algo,
                         convert_to_list(dilation, 2, "dilation"), groups, data_format)
     op = _DEPTHWISE if (c == groups and c != 1 and n_filters % c == 0) else _CONV2D
@@ -135,16 +156,17 @@ def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
     _check_input(x, 3, "conv1d", data_format)
     c = x.shape[-1 if last else 1]
     _check_groups(c, weight.shape[0], groups, list(x.shape), "conv1d")
-    pad, algo = update_padding_nd(padding, 1, last)
+    pad, algo = _conv_padding(padding, 1, last)
     pad = [0] * 2 + pad if len(pad) == 2 else [0] + pad
     attrs = _conv_attrs([1] + convert_to_list(stride, 1, "stride"), pad, algo,
                         [1] + convert_to_list(dilation, 1, "dilation"), groups,
                         "NHWC" if last else "NCHW")
+    # Paddle copies the weight (assign) before unsqueezing it, then the input
+    w4 = T.unsqueeze(T.assign(weight), axis=[-2])
     axis = -3 if last else -2
     x4 = T.unsqueeze(x, axis=[axis])
-    w4 = T.unsqueeze(weight, axis=[-2])
     out = bind(_CONV2D, (x4, w4), attrs)[0]
-    out = add_bias(out, bias, last)
+    out = add_bias_axis(out, bias, -1 if last else 1)
     return T.squeeze(out, axis=[axis])
 
 
@@ -177,7 +199,7 @@ def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
     _check_input(x, 4, "conv2d_transpose", data_format)
     c = x.shape[-1 if last else 1]
     _check_groups(c, 0, groups, list(x.shape), "conv2d_transpose", filters=False)
-    pad, algo = update_padding_nd(padding, 2, last)
+    pad, algo = _conv_padding(padding, 2, last)
     osize = _output_size(output_size, output_padding, 2)
     attrs = _convt_attrs(convert_to_list(stride, 2, "stride"), pad, algo, output_padding,
                          osize, groups, convert_to_list(dilation, 2, "dilation"),
@@ -196,18 +218,27 @@ def conv1d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
     _check_input(x, 3, "conv1d_transpose", data_format)
     c = x.shape[-1 if last else 1]
     _check_groups(c, 0, groups, list(x.shape), "conv1d_transpose", filters=False)
-    pad, algo = update_padding_nd(padding, 1, last)
-    pad = [0] * 2 + pad if len(pad) == 2 else [0] + pad
+    pad, algo = _conv_padding(padding, 1, last)
+    # the length dim becomes the first of two spatial dims (Paddle unsqueezes after it)
+    pad = pad + [0] * 2 if len(pad) == 2 else pad + [0]
+    stride = convert_to_list(stride, 1, "stride") + [1]
     osize = _output_size(output_size, output_padding, 1)
-    attrs = _convt_attrs([1] + convert_to_list(stride, 1, "stride"), pad, algo, 0,
-                         [1] + osize if osize else [], groups,
-                         [1] + convert_to_list(dilation, 1, "dilation"),
+    attrs = _convt_attrs(stride, pad, algo, 0, osize + [1] if osize else [], groups,
+                         convert_to_list(dilation, 1, "dilation") + [1],
                          "NHWC" if last else "NCHW", 1)
     if output_padding != 0:
-        attrs["output_padding"] = [0] + convert_to_list(output_padding, 1, "output_padding")
-    axis = -3 if last else -2
+        attrs["output_padding"] = convert_to_list(output_padding, 1, "output_padding") + [0]
+        if attrs["output_padding"][0] > stride[0]:
+            raise ValueError(f"The size of output_padding should not be greater than stride."
+                             f"But got output_padding={attrs['output_padding'][0]} and "
+                             f"stride={stride[0]}")
+    if len(weight.shape) != 3:
+        raise ValueError(f"Input weight should be 3D tensor, but received weight with the "
+                         f"shape of {list(weight.shape)}")
+    depthwise = c == groups and c != 1 and weight.shape[1] == 1
+    axis = -2 if last else -1
     x4 = T.unsqueeze(x, axis=[axis])
-    w4 = T.unsqueeze(weight, axis=[-2])
-    out = bind(_CONVT, (x4, w4), attrs)[0]
-    out = add_bias(out, bias, last)
+    w4 = T.unsqueeze(weight, axis=[-1])
+    out = bind(_DEPTHWISE_T if depthwise else _CONVT, (x4, w4), attrs)[0]
+    out = add_bias_axis(out, bias, -1 if last else 1)
     return T.squeeze(out, axis=[axis])

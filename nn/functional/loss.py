@@ -21,6 +21,7 @@ _SIG_CE = get_op("sigmoid_cross_entropy_with_logits")
 _HUBER = get_op("huber_loss")
 _KLDIV = get_op("kldiv_loss")
 _LABEL_SMOOTH = get_op("label_smooth")
+_MEAN = get_op("mean")
 
 
 def _check_reduction(reduction, api, allowed=("sum", "mean", "none")):
@@ -48,25 +49,21 @@ def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-10
     return (loss, softmax) if return_softmax else loss
 
 
-def _class_weights(weight, label, valid_label, out, soft_label, ignore_index, axis, input):
-    """Per-sample weights (shape of ``out``) of cross_entropy's class ``weight``."""
-    if soft_label:
-        w = T.matmul(T.cast(label, weight.dtype), weight, transpose_y=True)
-        return T.reshape(w, list(out.shape))
-    c = input.shape[axis]
-    if c != weight.shape[-1]:
-        raise ValueError(f"input's class_dimension({c}) must equal to weight's "
-                         f"class_dimension({weight.shape[-1]}) when weight is provided")
-    nd = len(valid_label.shape)
-    ax = axis % nd
-    if ax != nd - 1:
-        perm = [i for i in range(nd) if i != ax] + [ax]
-        valid_label = T.transpose(valid_label, perm)
-    w = T.gather_nd(weight, valid_label)
-    mask = T.cast(label != ignore_index, w.dtype)
-    if len(mask.shape) > 1 and mask.shape[ax] == 1:
-        mask = T.squeeze(mask, axis=[ax])
-    w = T.multiply(w, mask)
+def _hard_class_weights(weight, label, ignore_index, axis, input):
+    """Per-sample class weights of hard labels (shape of ``label``), zero where
+    the label is ignored: Paddle's gather of ``weight`` at the valid labels."""
+    if input.shape[axis] != weight.shape[-1]:
+        raise ValueError(f"input's class_dimension({input.shape[axis]}) must equal to "
+                         f"weight's class_dimension({weight.shape[-1]}) when weight is provided")
+    valid = T.multiply(T.cast(label != ignore_index, label.dtype), label)
+    mask = T.cast(label != ignore_index, input.dtype)
+    if len(mask.shape) > 1 and mask.shape[axis] == 1:
+        mask = T.squeeze(mask, axis)
+    nd = len(valid.shape)
+    if axis != -1 and axis != nd - 1:
+        ax = axis % nd
+        valid = T.transpose(valid, list(range(ax)) + list(range(ax + 1, nd)) + [ax])
+    w = T.multiply(T.gather_nd(weight, valid), mask)
     return T.reshape(w, list(label.shape))
 
 
@@ -77,6 +74,14 @@ def _nonzero_guard(s):
 
 def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean",
                   soft_label=False, axis=-1, use_softmax=True, label_smoothing=0.0, name=None):
+    """Paddle 2.6's cross_entropy, building the ops its static path builds.
+
+    One deliberate difference: the 'mean' of hard labels without ``weight``
+    always divides by the number of labels that are not ``ignore_index``.
+    Paddle's static path does so only for ``ignore_index >= 0`` and otherwise
+    appends ``reduce_mean``, which counts labels equal to a negative
+    ignore_index (the common -100 padding) and disagrees with its own eager
+    result; sampan's every mode gives the eager answer (README, deviations)."""
     _check_reduction(reduction, "softmax_cross_entropy")
     if ignore_index > 0 and soft_label:
         raise ValueError(f"When soft_label == True, the value of 'ignore_index' in "
@@ -86,44 +91,48 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     if in_dims == 0:
         raise ValueError("The dimension of input should be larger than zero!")
     lab_dims = len(label.shape)
+    if in_dims - 1 == lab_dims:
+        label = T.unsqueeze(label, axis=axis)
     if in_dims - 1 != lab_dims and in_dims != lab_dims:
         raise ValueError(f"Expected input_dims - 1 = label_dims or input_dims == label_dims "
                          f"(got input_dims {in_dims}, label_dims {lab_dims})")
-    squeeze_out = in_dims - 1 == lab_dims
-    if squeeze_out:
-        label = T.unsqueeze(label, axis=axis)
     if label_smoothing > 0.0:
         soft_label = True
-        if squeeze_out:
-            from . import one_hot
+        if in_dims - 1 == lab_dims:
+            from .input_onehot import one_hot
             label = one_hot(T.squeeze(label, axis=axis), input.shape[-1])
         label = T.cast(label_smooth(label, epsilon=label_smoothing), input.dtype)
-        squeeze_out = False
+        lab_dims = len(label.shape)
     attrs = {"soft_label": bool(soft_label), "use_softmax": bool(use_softmax),
              "numeric_stable_mode": True, "ignore_index": int(ignore_index),
              "axis": int(axis)}
     out = bind(_SCE, (input, label), attrs)[1]
     sample_w = None
     if weight is not None:
-        valid = None if soft_label else \
-            T.multiply(T.cast(label != ignore_index, label.dtype), label)
-        sample_w = _class_weights(weight, label, valid, out, soft_label, ignore_index, axis,
-                                  input)
-        if out.dtype != sample_w.dtype:
+        if soft_label:
+            w = T.matmul(T.cast(label, weight.dtype), weight, transpose_y=True)
+            sample_w = T.reshape(w, list(out.shape))
             out = T.cast(out, sample_w.dtype)
+        else:
+            sample_w = _hard_class_weights(weight, label, ignore_index, axis, input)
+            if out.dtype != sample_w.dtype:
+                out = T.cast(out, sample_w.dtype)
         out = T.multiply(out, sample_w)
     if reduction == "sum":
         return T.sum(out)
     if reduction == "mean":
-        if soft_label:
+        if ignore_index >= 0 or (sample_w is None and not soft_label):
+            out_sum = T.sum(out)
+            mask = label != ignore_index
             if sample_w is None:
-                return T.mean(out)
+                count = T.sum(T.cast(mask, out_sum.dtype))
+            else:
+                count = T.sum(T.multiply(T.cast(mask, sample_w.dtype), sample_w))
+            return T.divide(out_sum, _nonzero_guard(count))
+        if sample_w is not None:
             return T.divide(T.sum(out), _nonzero_guard(T.sum(sample_w)))
-        mask = T.cast(label != ignore_index, out.dtype)
-        denom = T.sum(mask) if sample_w is None else \
-            T.sum(T.multiply(T.cast(mask, sample_w.dtype), sample_w))
-        return T.divide(T.sum(out), _nonzero_guard(denom))
-    if squeeze_out:
+        return T.mean(out)
+    if in_dims - 1 == lab_dims:
         out = T.squeeze(out, axis=axis)
     return out
 
@@ -183,9 +192,10 @@ def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None)
 def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean",
                                      pos_weight=None, name=None):
     _check_reduction(reduction, "binary_cross_entropy_with_logits")
+    one = T.full([1], 1.0, dtype=logit.dtype)
     if pos_weight is not None:
         # the op takes the per-element log weight 1 + (pos_weight - 1) * label
-        pos_weight = T.scale(T.multiply(label, T.scale(pos_weight, 1.0, -1.0)), 1.0, 1.0)
+        pos_weight = T.add(T.multiply(label, T.subtract(pos_weight, one)), one)
     attrs = {"normalize": False, "ignore_index": -100}
     out = bind(_SIG_CE, (logit, label, pos_weight), attrs)[0]
     if weight is not None:
@@ -194,26 +204,36 @@ def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean"
 
 
 def kl_div(input, label, reduction="mean", name=None):
-    _check_reduction(reduction, "kl_div", ("sum", "mean", "none", "batchmean"))
+    """Paddle checks no ``reduction``: an unknown one returns the unreduced loss."""
     if input.dtype == "float32" and label.dtype == "float64":
         input = T.cast(input, "float64")
     elif input.dtype == "float64" and label.dtype == "float32":
         label = T.cast(label, "float64")
     out = bind(_KLDIV, (input, label), {"reduction": "none"})[0]
-    if reduction == "batchmean":
-        if len(input.shape) > 0:
-            return T.scale(T.sum(out), 1.0 / input.shape[0])
-        return out
-    return _reduce(out, reduction)
+    if reduction == "mean":
+        return T.mean(out)
+    if reduction == "sum":
+        return T.sum(out)
+    if reduction == "batchmean" and len(input.shape) > 0:
+        batch = T.shape(input)[0]
+        return T.divide(T.sum(out), T.cast(batch, out.dtype))
+    return out
 
 
 def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=None):
+    """relu(-label * (input - other) + margin); 'mean' is the ``mean`` op, as Paddle's."""
     _check_reduction(reduction, "MarginRankingLoss")
-    out = T.multiply(T.scale(label, -1.0), T.subtract(input, other))
+    diff = T.subtract(input, other)
+    out = T.multiply(T.neg(label), diff)
     if margin != 0.0:
-        out = T.scale(out, 1.0, float(margin))
+        out = T.add(out, T.full([1], margin, dtype=out.dtype))
     from .activation import relu
-    return _reduce(relu(out), reduction)
+    out = relu(out)
+    if reduction == "sum":
+        return T.sum(out)
+    if reduction == "mean":
+        return bind(_MEAN, (out,))[0]
+    return out
 
 
 def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):

@@ -84,7 +84,8 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusiv
         return out
     if not isinstance(divisor_override, numbers.Number) or divisor_override == 0:
         raise ValueError(f"divisor_override must be a non-zero number, got {divisor_override!r}")
-    return T.scale(out, scale=k[0] * k[1] / divisor_override)
+    # two scales, as Paddle's ``out * (kh * kw) / divisor_override``
+    return T.scale(T.scale(out, scale=float(k[0] * k[1])), scale=1.0 / divisor_override)
 
 
 def _adaptive_size(x, output_size, hw):

@@ -7,27 +7,44 @@ defaults to 0.02 there; the public ``negative_slope`` default 0.01 is set by
 """
 from ..declare import defop, defgrad, grad_op
 from ..meta_rules import norm_axis
-from .math import unary, DDX, DDOUT, DOUT
+from .math import unary, x_double, DDX, DDOUT
 
-# double grads: Paddle's X-only, Out-only and (Out, DOut) shapes
-_DD_OUT = ({"Out": "Out", **DDX}, DDOUT)
-_DD_X = ({"X": "X", **DDX}, DDOUT)
-_DD_OUT_DOUT = ({"Out": "Out", **DOUT, **DDX}, {"DOutNew": "Out@GRAD", **DDOUT})
 
-unary("relu", ("Out",), double=_DD_OUT)
+def _out_triple(double, triple, dout, ins, outs):
+    """The double and triple grads of tanh / sigmoid, whose grads read Out: the
+    double grad maps (Out, DOut, DDX) to the gradients of Out and of DOut
+    (Paddle names the DOut slot ``dout``: grad_out / fwd_grad_out); the triple
+    grad reads (Out, DOut, DDX, and the gradients of the double grad's two
+    outputs) under the slot names ``ins`` and gives the gradients of DOut and
+    DDX under ``outs`` (and of Out as Out@GRAD)."""
+    return [(double, {"Out": "Out", dout: "Out@GRAD", **DDX},
+             {"Out@GRAD": "Out@GRAD", f"{dout}@GRAD": "Out@GRAD@GRAD"}),
+            (triple, {"Out": "Out", ins[0]: dout, ins[1]: "grad_x@GRAD",
+                      ins[2] + "?": "Out@GRAD@GRAD", ins[3] + "?": f"{dout}@GRAD@GRAD"},
+             {"Out@GRAD": "Out@GRAD", outs[0]: f"{dout}@GRAD", outs[1]: "grad_x@GRAD@GRAD"})]
+
+
+unary("relu", ("Out",), higher=[("relu_grad_grad", {"Out": "Out", **DDX}, DDOUT)])
 unary("relu6", ("Out",))
-unary("tanh", ("Out",), double=_DD_OUT_DOUT)
-unary("sigmoid", ("Out",), double=_DD_OUT_DOUT)
+unary("tanh", ("Out",), higher=_out_triple(
+    "tanh_grad_grad", "tanh_triple_grad", "grad_out",
+    ("grad_out_forward", "grad_x_grad_forward", "grad_out_new@GRAD", "grad_out_grad@GRAD"),
+    ("grad_out_forward@GRAD", "grad_x_grad_forward@GRAD")))
+unary("sigmoid", ("Out",), higher=_out_triple(
+    "sigmoid_grad_grad", "sigmoid_triple_grad", "fwd_grad_out",
+    ("fwd_grad_out", "grad_grad_x", "grad_out@GRAD", "grad_grad_out@GRAD"),
+    ("fwd_grad_out@GRAD", "grad_grad_x@GRAD")))
 unary("logsigmoid")
 unary("silu")
-unary("leaky_relu", ("X",), (("alpha", "FLOAT", 0.02),), double=_DD_X)
-unary("elu", ("X", "Out"), (("alpha", "FLOAT", 1.0),),
-      double=({"X": "X", **DOUT, **DDX}, {"DX": "X@GRAD", **DDOUT}))
-unary("celu", ("X",), (("alpha", "FLOAT", 1.0),))
+unary("leaky_relu", ("X",), (("alpha", "FLOAT", 0.02),),
+      higher=[("leaky_relu_grad_grad", {"X": "X", **DDX}, DDOUT)])
+unary("elu", ("X", "Out"), (("alpha", "FLOAT", 1.0),), higher=[x_double("elu_grad_grad")])
+unary("celu", ("X",), (("alpha", "FLOAT", 1.0),), higher=[x_double("celu_grad_grad")])
 unary("selu", ("Out",), (("scale", "FLOAT", 1.0507009873554805),
                          ("alpha", "FLOAT", 1.6732632423543772)))
 unary("gelu", ("X",), (("approximate", "BOOLEAN", False),))
-unary("softplus", ("X",), (("beta", "FLOAT", 1.0), ("threshold", "FLOAT", 20.0)))
+unary("softplus", ("X",), (("beta", "FLOAT", 1.0), ("threshold", "FLOAT", 20.0)),
+      higher=[x_double("softplus_double_grad")])
 unary("swish", ("X",), (("beta", "FLOAT", 1.0),))
 unary("mish", ("X",), (("threshold", "FLOAT", 20.0),))
 unary("hard_swish", ("X",), (("threshold", "FLOAT", 6.0), ("scale", "FLOAT", 6.0),

@@ -15,7 +15,7 @@ for _name in ("less_than", "less_equal", "greater_than", "greater_equal", "equal
     defop(_name, "X Y", "Out", _CMP_ATTRS, infer=broadcast_infer(BOOL), same_dtype=("X", "Y"))
 
 for _name in ("logical_and", "logical_or", "logical_xor"):
-    defop(_name, "X Y", "Out", infer=broadcast_infer(BOOL))
+    defop(_name, "X Y", "Out", infer=broadcast_infer(BOOL), same_dtype=("X", "Y"))
 defop("logical_not", "X", "Out", infer=same_as(0, BOOL))
 
 for _name in ("bitwise_and", "bitwise_or", "bitwise_xor"):

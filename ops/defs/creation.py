@@ -46,6 +46,20 @@ defop("assign_value", (), "Out", _ASSIGN_VALUE_ATTRS,
       infer=lambda m, a: (Meta(_check_shape(a["shape"], "assign_value"), attr_dtype(a)),))
 
 
+_VALUE_ATTR = {"float32": "fp32_values", "float64": "fp64_values", "int32": "int32_values",
+               "int64": "int64_values", "bool": "bool_values"}
+
+
+def assign_value_attrs(arr):
+    """The attributes of an ``assign_value`` op holding numpy array ``arr``."""
+    import numpy as np
+    dt = arr.dtype
+    key = _VALUE_ATTR.get(dt.name, "fp32_values" if dt.kind == "f" else "int64_values")
+    vals = arr.astype(np.int64 if dt.kind == "b" else dt).reshape(-1).tolist()
+    from ..dtypes import to_enum
+    return {"shape": list(arr.shape), "dtype": to_enum(dt), key: vals}
+
+
 def _fill_constant_infer(metas, attrs):
     return (Meta(_shape_from(metas, attrs, "fill_constant", 1), attr_dtype(attrs)),)
 
@@ -54,7 +68,12 @@ defop("fill_constant", "ValueTensor? ShapeTensor? ShapeTensorList*?", "Out",
       (("dtype", "INT", 5), ("shape", "LONGS", []), ("value", "FLOAT", 0.0),
        ("str_value", "STRING", ""), ("force_cpu", "BOOLEAN", False),
        ("place_type", "INT", -1)),
-      infer=_fill_constant_infer)
+      infer=_fill_constant_infer, dtype_from="dtype")
+
+
+# Paddle leaves the memory uninitialised; sampan's kernel zero-fills it
+defop("empty", "ShapeTensor? ShapeTensorList*?", "Out", (("shape", "LONGS", []), ("dtype", "INT", 5)),
+      infer=lambda m, a: (Meta(_shape_from(m, a, "empty"), attr_dtype(a)),))
 
 
 def _fill_any_like_infer(metas, attrs):
@@ -65,6 +84,20 @@ def _fill_any_like_infer(metas, attrs):
 
 defop("fill_any_like", "X", "Out", (("value", "FLOAT", 0.0), ("dtype", "INT", -1)),
       infer=_fill_any_like_infer, no_need_buffer=("X",))
+
+
+def _fill_batch_infer(metas, attrs):
+    shape = list(attrs["shape"])
+    shape[attrs["output_dim_idx"]] = metas[0].shape[attrs["input_dim_idx"]]
+    return (Meta(tuple(shape), attr_dtype(attrs)),)
+
+
+# a constant whose dim output_dim_idx is the input's dim input_dim_idx (a -1 batch dim)
+defop("fill_constant_batch_size_like", "Input", "Out",
+      (("shape", "INTS", REQUIRED), ("input_dim_idx", "INT", 0), ("output_dim_idx", "INT", 0),
+       ("dtype", "INT", 5), ("value", "FLOAT", 0.0), ("str_value", "STRING", ""),
+       ("force_cpu", "BOOLEAN", False)),
+      infer=_fill_batch_infer, no_need_buffer=("Input",))
 
 
 # ------------------------------------------------------------ sequences
@@ -80,7 +113,7 @@ def _linspace_infer(metas, attrs):
 
 
 defop("linspace", "Start Stop Num", "Out", (("dtype", "INT", 5),), infer=_linspace_infer,
-      dtype_from="Start")
+      dtype_from="dtype")
 
 
 def _eye_infer(metas, attrs):
@@ -119,11 +152,11 @@ defop("uniform_random", _SHAPE_T, "Out",
       (("shape", "LONGS", []), ("dtype", "INT", 5), ("min", "FLOAT", -1.0),
        ("max", "FLOAT", 1.0), ("seed", "INT", 0), ("diag_num", "INT", 0),
        ("diag_step", "INT", 0), ("diag_val", "FLOAT", 1.0)),
-      infer=_random_infer("uniform_random"), random=True)
+      infer=_random_infer("uniform_random"), random=True, dtype_from="dtype")
 defop("gaussian_random", _SHAPE_T, "Out",
       (("shape", "LONGS", []), ("mean", "FLOAT", 0.0), ("std", "FLOAT", 1.0),
        ("seed", "INT", 0), ("dtype", "INT", 5)),
-      infer=_random_infer("gaussian_random"), random=True)
+      infer=_random_infer("gaussian_random"), random=True, dtype_from="dtype")
 defop("truncated_gaussian_random", (), "Out",
       (("shape", "INTS", []), ("mean", "FLOAT", 0.0), ("std", "FLOAT", 1.0),
        ("seed", "INT", 0), ("dtype", "INT", 5)),
@@ -132,7 +165,7 @@ defop("truncated_gaussian_random", (), "Out",
 defop("randint", _SHAPE_T, "Out",
       (("shape", "LONGS", []), ("low", "INT", 0), ("high", "INT", 0), ("seed", "INT", 0),
        ("dtype", "INT", 3)),
-      infer=_random_infer("randint", 3), random=True)
+      infer=_random_infer("randint", 3), random=True, dtype_from="dtype")
 
 
 def _randperm_infer(metas, attrs):

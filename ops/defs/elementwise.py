@@ -1,7 +1,8 @@
 """Binary elementwise ops with Paddle broadcasting (``axis`` aligns Y inside X),
-their grads, and the double grads of add/sub/mul/div (Paddle's
-``elementwise_*_grad_grad`` ops, the grad rules of the ``*_grad`` ops)."""
-from ..declare import defop, defgrad, grad_op
+their grads, the double grads of add/sub/mul/div (Paddle's
+``elementwise_*_grad_grad`` ops, the grad rules of the ``*_grad`` ops) and of
+pow (sampan's own: Paddle has none), and the triple grads of add and mul."""
+from ..declare import defop, defgrad, grad_op, grad_chain
 from ..meta_rules import broadcast_infer
 from ..registry import GradOp
 
@@ -22,17 +23,7 @@ def _binary(name, grad_uses=None, double=None):
                                and s not in grad_uses))
 
 
-def _double(name, ins, outs, infer):
-    """Declare ``name_grad_grad`` (Paddle's slots) and return the GradOp that the
-    first-order grad op ``name_grad`` emits.  ``ins``/``outs`` map the double-grad
-    op's slots to sources/targets in terms of ``name_grad``'s own slots."""
-    slots_in = " ".join(s + ("?" if s in ("DX", "DDX", "DDY") else "") for s in ins)
-    slots_out = " ".join(s + "?" for s in outs)
-    defgrad(f"{name}_grad_grad", slots_in, slots_out, _AXIS, infer=infer, dtype_from=None)
-    return GradOp(f"{name}_grad_grad", ins, outs)
-
-
-_DD_IN = {"DDX": "X@GRAD@GRAD", "DDY": "Y@GRAD@GRAD"}
+_DD_IN = {"DDX?": "X@GRAD@GRAD", "DDY?": "Y@GRAD@GRAD"}
 _DDOUT = {"DDOut": "Out@GRAD@GRAD"}
 
 
@@ -40,24 +31,46 @@ def _like_dout(metas, attrs):
     return (metas[1],)
 
 
-_ADD_DD = _double("elementwise_add", {"Y": "Y", "DOut": "Out@GRAD", **_DD_IN}, _DDOUT,
-                  _like_dout)
-_SUB_DD = _double("elementwise_sub", {"Y": "Y", "DOut": "Out@GRAD", **_DD_IN}, _DDOUT,
-                  _like_dout)
-_MUL_DD = _double("elementwise_mul", {"X": "X", "Y": "Y", "DOut": "Out@GRAD", **_DD_IN},
-                  {"DX": "X@GRAD", "DY": "Y@GRAD", **_DDOUT},
-                  lambda m, a: (m[0], m[1], m[2]))
+# add/sub: DDOut = DDX +- DDY.  Its gradient is Paddle's add triple grad, and
+# for sub (no triple grad in Paddle) sub's own grad op, which computes the same
+# two reductions of D_DDOut
+_ADD_DD = grad_chain(_AXIS, ("elementwise_add_grad_grad",
+                             {"Y": "Y", "DOut": "Out@GRAD", **_DD_IN}, _DDOUT, _like_dout),
+                     ("elementwise_add_triple_grad",
+                      {"DDX": "DDX", "DDY": "DDY", "D_DDOut": "DDOut@GRAD"},
+                      {"D_DDX": "DDX@GRAD", "D_DDY": "DDY@GRAD"}))
+_SUB_DD = grad_chain(_AXIS, ("elementwise_sub_grad_grad",
+                             {"Y": "Y", "DOut": "Out@GRAD", **_DD_IN}, _DDOUT, _like_dout),
+                     GradOp("elementwise_sub_grad",
+                            {"X": "DDX", "Y": "DDY", "Out@GRAD": "DDOut@GRAD"},
+                            {"X@GRAD": "DDX@GRAD", "Y@GRAD": "DDY@GRAD"}))
+# mul is bilinear: its double grad (X@GRAD, Y@GRAD, DDOut) and triple grad
+_MUL_DD = grad_chain(_AXIS, ("elementwise_mul_grad_grad",
+                             {"X": "X", "Y": "Y", "DOut": "Out@GRAD", **_DD_IN},
+                             {"X@GRAD": "X@GRAD", "Y@GRAD": "Y@GRAD", **_DDOUT}),
+                     ("elementwise_mul_triple_grad",
+                      {"X": "X", "Y": "Y", "DOut": "DOut", "DDX?": "DDX", "DDY?": "DDY",
+                       "D_DX?": "X@GRAD@GRAD", "D_DY?": "Y@GRAD@GRAD",
+                       "D_DDOut?": "DDOut@GRAD"},
+                      {"D_X": "X@GRAD", "D_Y": "Y@GRAD", "D_DOut": "DOut@GRAD",
+                       "D_DDX": "DDX@GRAD", "D_DDY": "DDY@GRAD"}))
+# pow (x ** tensor, and x ** scalar as Paddle's static builders emit it: a
+# filled Y): Paddle 2.6 has no double grad for it; sampan's has mul's slots
+_POW_DD = grad_chain(_AXIS, ("elementwise_pow_grad_grad",
+                             {"X": "X", "Y": "Y", "DOut": "Out@GRAD", **_DD_IN},
+                             {"X@GRAD": "X@GRAD", "Y@GRAD": "Y@GRAD", **_DDOUT}))
 # div's grad reads Out, so its double grad also gives Out a gradient ("DOut"), and
 # reads the first-order DX (= DOut / Y) instead of DOut, as Paddle does
-_DIV_DD = _double("elementwise_div", {"Y": "Y", "Out": "Out", "DX": "X@GRAD", **_DD_IN},
-                  {"Y@GRAD": "Y@GRAD", "DOut": "Out@GRAD", **_DDOUT},
-                  lambda m, a: (m[0], m[1], m[1]))
+_DIV_DD = grad_chain(_AXIS, ("elementwise_div_grad_grad",
+                             {"Y": "Y", "Out": "Out", "DX?": "X@GRAD", **_DD_IN},
+                             {"Y@GRAD": "Y@GRAD", "DOut": "Out@GRAD", **_DDOUT},
+                             lambda m, a: (m[0], m[1], m[1])))
 
 _binary("elementwise_add", ("X", "Y"), _ADD_DD)
 _binary("elementwise_sub", ("X", "Y"), _SUB_DD)
 _binary("elementwise_mul", ("X", "Y"), _MUL_DD)
 _binary("elementwise_div", ("X", "Y", "Out"), _DIV_DD)
-_binary("elementwise_pow", ("X", "Y"))
+_binary("elementwise_pow", ("X", "Y"), _POW_DD)
 _binary("elementwise_max", ("X", "Y"))
 _binary("elementwise_min", ("X", "Y"))
 _binary("elementwise_mod")

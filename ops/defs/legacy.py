@@ -1,7 +1,7 @@
 """Fluid-era ops that Paddle 2.6 still emits from its static builders:
 ``mul`` (``static.nn.fc``: X and Y flattened to matrices by
-x_num_col_dims / y_num_col_dims, then multiplied) and its grad."""
-from ..declare import defop, defgrad, grad_op
+x_num_col_dims / y_num_col_dims, then multiplied), its grad and double grad."""
+from ..declare import defop, defgrad, grad_op, grad_chain
 from ..registry import Meta, OpError
 
 _MUL_ATTRS = (("x_num_col_dims", "INT", 1), ("y_num_col_dims", "INT", 1))
@@ -29,6 +29,12 @@ def _mul_infer(metas, attrs):
     return (Meta(tuple(x.shape[:xn]) + tuple(y.shape[yn:]), x.dtype),)
 
 
-defgrad("mul_grad", "X Y Out@GRAD", "X@GRAD? Y@GRAD?", _MUL_ATTRS)
+# mul is bilinear; its double grad has Paddle's (fluid) slot names
+defgrad("mul_grad", "X Y Out@GRAD", "X@GRAD? Y@GRAD?", _MUL_ATTRS,
+        grad=grad_chain(_MUL_ATTRS, ("mul_grad_grad",
+                                     {"X": "X", "Y": "Y", "DOut": "Out@GRAD",
+                                      "DDX?": "X@GRAD@GRAD", "DDY?": "Y@GRAD@GRAD"},
+                                     {"DX": "X@GRAD", "DY": "Y@GRAD",
+                                      "DDOut": "Out@GRAD@GRAD"})))
 defop("mul", "X Y", "Out", _MUL_ATTRS, infer=_mul_infer,
       grad=grad_op("mul_grad", uses=("X", "Y"), wrt=("X", "Y")), same_dtype=("X", "Y"))

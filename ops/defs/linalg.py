@@ -1,5 +1,6 @@
-"""Matrix products: matmul_v2 (batched, transposes), bmm, dot."""
-from ..declare import defop, defgrad, grad_op
+"""Matrix products: matmul_v2 (batched, transposes, vectors), bmm, dot, and the
+double / triple grads of matmul_v2 (bmm's gradient reuses matmul_v2's double grad)."""
+from ..declare import defop, defgrad, grad_op, grad_chain
 from ..registry import GradOp, Meta, OpError
 
 
@@ -8,13 +9,14 @@ def _mm_shape(xs, ys, tx, ty):
     if not xs or not ys:
         raise OpError(f"matmul needs inputs of rank >= 1, got X {xs} and Y {ys}")
     xv, yv = len(xs) == 1, len(ys) == 1
+    # a vector is a row (X) or column (Y) matrix; Paddle ignores its transpose flag
     if xv:
         xs = [1] + xs
+    elif tx:
+        xs[-1], xs[-2] = xs[-2], xs[-1]
     if yv:
         ys = ys + [1]
-    if tx:
-        xs[-1], xs[-2] = xs[-2], xs[-1]
-    if ty:
+    elif ty:
         ys[-1], ys[-2] = ys[-2], ys[-1]
     k1, k2 = xs[-1], ys[-2]
     if k1 != k2 and k1 != -1 and k2 != -1:
@@ -33,13 +35,21 @@ def matmul_infer(metas, attrs):
 
 _MM_ATTRS = (("trans_x", "BOOLEAN", False), ("trans_y", "BOOLEAN", False))
 
-defgrad("matmul_v2_grad_grad", "X Y DOut DDX? DDY?", "DX? DY? DDOut?", _MM_ATTRS,
-        infer=lambda m, a: (m[0], m[1], m[2]))
-defgrad("matmul_v2_grad", "X Y Out@GRAD", "X@GRAD? Y@GRAD?", _MM_ATTRS,
-        grad=GradOp("matmul_v2_grad_grad",
-                    {"X": "X", "Y": "Y", "DOut": "Out@GRAD",
-                     "DDX": "X@GRAD@GRAD", "DDY": "Y@GRAD@GRAD"},
-                    {"DX": "X@GRAD", "DY": "Y@GRAD", "DDOut": "Out@GRAD@GRAD"}))
+# matmul is bilinear: the double grad (Paddle's slots) maps X, Y, DOut and the
+# incoming DDX, DDY to the gradients of X, Y and DOut; the triple grad is the
+# gradient of that (kernels/cpu/bilinear.py)
+_MM_HIGHER = grad_chain(
+    _MM_ATTRS,
+    ("matmul_v2_grad_grad", {"X": "X", "Y": "Y", "grad_out": "Out@GRAD",
+                             "grad_x@GRAD?": "X@GRAD@GRAD", "grad_y@GRAD?": "Y@GRAD@GRAD"},
+     {"X@GRAD": "X@GRAD", "Y@GRAD": "Y@GRAD", "grad_out@GRAD": "Out@GRAD@GRAD"}),
+    ("matmul_v2_triple_grad", {"X": "X", "Y": "Y", "grad_out": "grad_out",
+                               "grad_grad_x?": "grad_x@GRAD", "grad_grad_y?": "grad_y@GRAD",
+                               "grad_x@GRAD?": "X@GRAD@GRAD", "grad_y@GRAD?": "Y@GRAD@GRAD",
+                               "grad_grad_out@GRAD?": "grad_out@GRAD@GRAD"},
+     {"X@GRAD": "X@GRAD", "Y@GRAD": "Y@GRAD", "grad_out@GRAD": "grad_out@GRAD",
+      "grad_grad_x@GRAD": "grad_x@GRAD@GRAD", "grad_grad_y@GRAD": "grad_y@GRAD@GRAD"}))
+defgrad("matmul_v2_grad", "X Y Out@GRAD", "X@GRAD? Y@GRAD?", _MM_ATTRS, grad=_MM_HIGHER)
 defop("matmul_v2", "X Y", "Out", _MM_ATTRS, infer=matmul_infer,
       grad=grad_op("matmul_v2_grad", uses=("X", "Y"), wrt=("X", "Y")),
       same_dtype=("X", "Y"), renames={"transpose_x": "trans_x", "transpose_y": "trans_y"})
@@ -52,7 +62,11 @@ def _bmm_infer(metas, attrs):
     return (Meta(_mm_shape(x.shape, y.shape, False, False), x.dtype),)
 
 
-defgrad("bmm_grad", "X Y Out@GRAD", "X@GRAD? Y@GRAD?")
+# bmm is matmul_v2 of rank-3 operands: its grad op has matmul_v2_grad's slots,
+# so its gradient is matmul_v2's double grad (Paddle has no bmm double grad)
+defgrad("bmm_grad", "X Y Out@GRAD", "X@GRAD? Y@GRAD?",
+        grad=GradOp(_MM_HIGHER.type, _MM_HIGHER.inputs, _MM_HIGHER.outputs,
+                    lambda a: {"trans_x": False, "trans_y": False}))
 defop("bmm", "X Y", "Out", infer=_bmm_infer,
       grad=grad_op("bmm_grad", uses=("X", "Y"), wrt=("X", "Y")), same_dtype=("X", "Y"))
 

@@ -1,6 +1,6 @@
 """Shape manipulation ops: reshape2, transpose2, flatten, squeeze2/unsqueeze2,
-concat/split, stack/unstack/unbind, expand_v2/expand_as_v2, tile, flip, roll,
-pad/pad3d, shape/size.
+concat/split, stack/unstack/unbind, expand_v2/expand_as_v2, broadcast_tensors, tile,
+flip, roll, pad/pad3d, shape/size.
 
 The ``*2`` ops emit Paddle's intermediate ``XShape`` (an empty array of shape
 ``(0,) + x.shape``): their grad ops read the input shape from it, so the
@@ -8,8 +8,8 @@ forward input's buffer is never kept for the backward.  The shape rules here
 are plain functions, shared with the kernels (``kernels/cpu/manipulation.py``).
 Linear ops get a second-order rule that re-applies the forward op to DDX.
 """
-from ..declare import defop, defgrad, grad_op, REQUIRED
-from ..meta_rules import norm_axis, INT32, INT64
+from ..declare import defop, defgrad, grad_op, grad_chain, REQUIRED
+from ..meta_rules import norm_axis, broadcast_shapes, INT32, INT64
 from ..registry import GradOp, Meta, OpError
 
 
@@ -187,7 +187,11 @@ def _reshape_infer(metas, attrs):
     return Meta(out, x.dtype), _xshape(x)
 
 
-defgrad("reshape2_grad_grad", "DOut DDX", "DDOut", infer=lambda m, a: (m[0],))
+# reshape2_grad_grad reshapes DDX to DOut's shape; its gradient reshapes D_DDOut
+# back to DDX's shape, which is the same op with DDX giving the shape
+defgrad("reshape2_grad_grad", "DOut DDX", "DDOut", infer=lambda m, a: (m[0],),
+        grad=GradOp("reshape2_grad_grad", {"DOut": "DDX", "DDX": "DDOut@GRAD"},
+                    {"DDOut": "DDX@GRAD"}))
 defgrad("reshape2_grad", "XShape Out@GRAD", "X@GRAD", infer=_shape_from_xshape,
         grad=GradOp("reshape2_grad_grad", {"DOut": "Out@GRAD", "DDX": "X@GRAD@GRAD"},
                     {"DDOut": "Out@GRAD@GRAD"}))
@@ -401,6 +405,27 @@ defop("expand_as_v2", "X Y?", "Out", (("target_shape", "INTS", []),), infer=_exp
       no_grad_inputs=("Y",))
 
 
+def _broadcast_tensors_infer(metas, attrs):
+    xs = metas[0]
+    if not xs:
+        raise OpError("broadcast_tensors: X is an empty list")
+    dts = {m.dtype for m in xs}
+    if len(dts) > 1:
+        raise OpError(f"broadcast_tensors: inputs have different dtypes "
+                      f"{[str(m.dtype) for m in xs]}; cast them to one dtype first")
+    shape = ()
+    for i, m in enumerate(xs):
+        shape = broadcast_shapes(shape, m.shape, names=("X[:%d]" % i, "X[%d]" % i))
+    return ([Meta(shape, m.dtype) for m in xs],)
+
+
+# each output is its input expanded: the gradient sums each Out@GRAD back down
+defgrad("broadcast_tensors_grad", "X* Out@GRAD*", "X@GRAD*",
+        infer=lambda m, a: ([Meta(x.shape, g.dtype) for x, g in zip(m[0], m[1])],))
+defop("broadcast_tensors", "X*", "Out*", infer=_broadcast_tensors_infer,
+      grad=grad_op("broadcast_tensors_grad", uses=("X",)), no_need_buffer=("X",))
+
+
 def _tile_infer(metas, attrs):
     x, rep_t, rep_list = metas
     if rep_t is not None or rep_list:
@@ -489,7 +514,12 @@ def _pad3d_infer(metas, attrs):
 
 _PAD3D_ATTRS = (("paddings", "INTS", []), ("mode", "STRING", "constant"),
                 ("value", "FLOAT", 0.0), ("data_format", "STRING", "NCDHW"))
-defgrad("pad3d_grad", "X Paddings? Out@GRAD", "X@GRAD", _PAD3D_ATTRS)
+# pad3d is linear in X: the gradient of its grad pads DDX (with zeros)
+defgrad("pad3d_grad", "X Paddings? Out@GRAD", "X@GRAD", _PAD3D_ATTRS,
+        grad=grad_chain(_PAD3D_ATTRS, ("pad3d_double_grad",
+                                       {"Paddings?": "Paddings", "grad_x@GRAD": "X@GRAD@GRAD"},
+                                       {"grad_out@GRAD": "Out@GRAD@GRAD"},
+                                       lambda m, a: _pad3d_infer((m[1], m[0]), a))))
 defop("pad3d", "X Paddings?", "Out", _PAD3D_ATTRS, infer=_pad3d_infer,
       grad=grad_op("pad3d_grad", uses=("X", "Paddings")), no_need_buffer=("X",),
       no_grad_inputs=("Paddings",))

@@ -1,9 +1,12 @@
 """Unary math (exp, log, sqrt, abs, rounding, trig), scale, pow, clip, cast,
-sum (add_n), squared_l2_norm, clip_by_norm and p_norm.
+sum (add_n), squared_l2_norm, clip_by_norm and p_norm, with the double and
+triple grads Paddle 2.6 has for them (declared with ``grad_chain``).
 
 Activations live in ``activation.py`` and use the ``unary`` helper below.
 """
-from ..declare import defop, defgrad, grad_op, REQUIRED
+import numpy as np
+
+from ..declare import defop, defgrad, grad_op, grad_chain, REQUIRED
 from ..dtypes import ENUM_TO_NP
 from ..meta_rules import same_as_x, norm_axis
 from ..registry import GradOp, Meta, OpError
@@ -25,63 +28,86 @@ def _grad_like_dout(metas, attrs):
     return (metas[-1],)
 
 
-def _like_ddx(n_in, n_out):
-    # every output of an elementwise double-grad op has DDX's shape and dtype
-    def infer(metas, attrs):
-        return (metas[n_in - 1],) * n_out
-    return infer
-
-
-def unary(name, grad_uses=("X",), attrs=(), grad=True, double=None, **flags):
+def unary(name, grad_uses=("X",), attrs=(), grad=True, higher=(), infer=same_as_x, **flags):
     """An activation-style op ``Out = f(X)`` whose grad op ``{name}_grad`` reads
     ``grad_uses`` (forward slots) plus ``Out@GRAD``; ``grad=False``: no gradient,
-    ``grad=<tuple of GradOp>``: a custom rule.  ``double=(inputs, outputs)``
-    declares Paddle's ``{name}_grad_grad`` (slot -> source/target in terms of
-    ``{name}_grad``'s slots) as the grad rule of ``{name}_grad``."""
+    ``grad=<tuple of GradOp>``: a custom rule.  ``higher``: the levels of
+    ``grad_chain`` above ``{name}_grad`` (Paddle's double and triple grads)."""
     rule = None
     if grad is True:
-        dd = None
-        if double is not None:
-            d_in, d_out = double
-            defgrad(f"{name}_grad_grad", tuple(d_in), tuple(s + "?" for s in d_out), attrs,
-                    infer=_like_ddx(len(d_in), len(d_out)), dtype_from="DDX")
-            dd = GradOp(f"{name}_grad_grad", dict(d_in), dict(d_out))
         defgrad(f"{name}_grad", tuple(grad_uses) + ("Out@GRAD",), "X@GRAD", attrs,
-                infer=_grad_like_dout, grad=dd)
+                infer=_grad_like_dout, grad=grad_chain(attrs, *higher) if higher else None)
         rule = grad_op(f"{name}_grad", uses=grad_uses)
     elif grad:
         rule = grad
-    defop(name, "X", "Out", attrs, infer=same_as_x, grad=rule, **flags)
+    defop(name, "X", "Out", attrs, infer=infer, grad=rule, **flags)
 
 
-# Double-grad slots (Paddle's names), in terms of the first-order grad op's slots
-DDX = {"DDX": "X@GRAD@GRAD"}
-DDOUT = {"DDOut": "Out@GRAD@GRAD"}
-DOUT = {"DOut": "Out@GRAD"}
+def float32_if_int(metas, attrs):
+    """Out of exp, expm1 and the logs: X's meta, but float32 for an integer X
+    (Paddle 2.6's int32/int64 kernels return float32)."""
+    x = metas[0]
+    return (x if np.dtype(x.dtype).kind not in "iu" else Meta(x.shape, np.dtype("float32")),)
+
+
+# Higher-order grad slots as Paddle 2.6 names them, in terms of the slots of the
+# grad op below: the first-order DOut (``grad_out``), the incoming DDX
+# (``grad_x@GRAD``), the new gradients of X (``X@GRAD``) and of DOut
+# (``grad_out@GRAD``, Paddle's DDOut)
+DOUT = {"grad_out": "Out@GRAD"}
+DDX = {"grad_x@GRAD": "X@GRAD@GRAD"}
+DX_NEW = {"X@GRAD": "X@GRAD"}
+DDOUT = {"grad_out@GRAD": "Out@GRAD@GRAD"}
+
+
+def x_double(type):
+    """The double grad of an op whose grad reads X: (X, DOut, DDX) -> (DX, DDOut)."""
+    return (type, {"X": "X", **DOUT, **DDX}, {**DX_NEW, **DDOUT})
+
+
+def x_triple(type):
+    """Paddle's triple grad of such an op (sin, cos): (X, DOut, DDX, and the
+    gradients of the double grad's DX and DDOut) -> gradients of X, DOut, DDX."""
+    return (type, {"X": "X", "grad_out_forward": "grad_out",
+                   "grad_x_grad_forward": "grad_x@GRAD", "grad_x@GRAD?": "X@GRAD@GRAD",
+                   "grad_out_grad@GRAD?": "grad_out@GRAD@GRAD"},
+            {"X@GRAD": "X@GRAD", "grad_out_forward@GRAD": "grad_out@GRAD",
+             "grad_x_grad_forward@GRAD": "grad_x@GRAD@GRAD"})
+
+
+def out_dx_double(type):
+    """The double grad of sqrt / rsqrt (grad reads Out): (Out, DX, DDX) -> (DOut', DDOut)."""
+    return (type, {"Out": "Out", "grad_x": "X@GRAD", **DDX},
+            {"Out@GRAD": "Out@GRAD", **DDOUT})
 
 
 # sign's gradient is zero everywhere: Paddle emits a scale op with scale 0
 _ZERO_SCALE = (GradOp("scale", {"X": "Out@GRAD"}, {"Out": "X@GRAD"},
                       lambda a: {"scale": 0.0, "bias": 0.0, "bias_after_scale": True}),)
 
+# exp_grad computes Out * DOut, an elementwise_mul of its two inputs, so its
+# gradient is that product's grad op (Paddle 2.6 has no exp double grad)
+_EXP_DOUBLE = GradOp("elementwise_mul_grad",
+                     {"X": "Out", "Y": "Out@GRAD", "Out@GRAD": "X@GRAD@GRAD"},
+                     {"X@GRAD": "Out@GRAD", "Y@GRAD": "Out@GRAD@GRAD"}, lambda a: {"axis": -1})
+
 unary("sign", grad=_ZERO_SCALE)
-unary("abs")
-unary("exp", ("Out",))
-unary("expm1", ("Out",))
-unary("log", double=({"X": "X", **DOUT, **DDX}, {"DX": "X@GRAD", **DDOUT}))
-unary("log2")
-unary("log10")
-unary("log1p")
-unary("sqrt", ("Out",), double=({"Out": "Out", "DX": "X@GRAD", **DDX},
-                                  {"DOut": "Out@GRAD", **DDOUT}))
-unary("rsqrt", ("Out",))
-unary("square", double=({"X": "X", **DOUT, **DDX}, {"DX": "X@GRAD", **DDOUT}))
+unary("abs", higher=[("abs_double_grad", {"x": "X", **DDX}, DDOUT)])
+unary("exp", ("Out",), higher=[_EXP_DOUBLE], infer=float32_if_int)
+unary("expm1", ("Out",), infer=float32_if_int)
+unary("log", higher=[x_double("log_grad_grad")], infer=float32_if_int)
+unary("log2", infer=float32_if_int)
+unary("log10", infer=float32_if_int)
+unary("log1p", infer=float32_if_int)
+unary("sqrt", ("Out",), higher=[out_dx_double("sqrt_grad_grad")])
+unary("rsqrt", ("Out",), higher=[out_dx_double("rsqrt_grad_grad")])
+unary("square", higher=[x_double("square_grad_grad")])
 unary("reciprocal", ("Out",))
 unary("floor", ())
 unary("ceil", ())
 unary("round", ())
-unary("sin")
-unary("cos")
+unary("sin", higher=[x_double("sin_double_grad"), x_triple("sin_triple_grad")])
+unary("cos", higher=[x_double("cos_double_grad"), x_triple("cos_triple_grad")])
 unary("tan")
 unary("asin")
 unary("acos")
@@ -93,12 +119,18 @@ unary("erf")
 
 # ------------------------------------------------------------------ pow (scalar exponent)
 _POW_ATTRS = (("factor", "FLOAT", 1.0),)
-defgrad("pow_grad_grad", "X FactorTensor? DOut DDX", "DX? DDOut?", _POW_ATTRS,
-        infer=lambda m, a: (m[0], m[2]), dtype_from="X")
+_FT = {"FactorTensor?": "FactorTensor"}
 defgrad("pow_grad", "X FactorTensor? Out@GRAD", "X@GRAD", _POW_ATTRS,
         infer=lambda m, a: (m[0],),
-        grad=GradOp("pow_grad_grad", {"X": "X", "FactorTensor": "FactorTensor", **DOUT, **DDX},
-                    {"DX": "X@GRAD", **DDOUT}))
+        grad=grad_chain(_POW_ATTRS,
+                        ("pow_double_grad", {"X": "X", **_FT, **DOUT, **DDX},
+                         {**DX_NEW, **DDOUT}),
+                        ("pow_triple_grad", {"X": "X", **_FT, "grad_out": "grad_out",
+                                             "grad_grad_x": "grad_x@GRAD",
+                                             "grad_x@GRAD?": "X@GRAD@GRAD",
+                                             "grad_grad_out@GRAD?": "grad_out@GRAD@GRAD"},
+                         {"X@GRAD": "X@GRAD", "grad_out@GRAD": "grad_out@GRAD",
+                          "grad_grad_x@GRAD": "grad_x@GRAD@GRAD"})))
 defop("pow", "X FactorTensor?", "Out", _POW_ATTRS, infer=same_as_x,
       grad=grad_op("pow_grad", uses=("X", "FactorTensor")), no_grad_inputs=("FactorTensor",))
 
@@ -115,7 +147,9 @@ def _clip_infer(metas, attrs):
 
 
 defgrad("clip_grad", "X Min? Max? Out@GRAD", "X@GRAD", _CLIP_ATTRS,
-        infer=lambda m, a: (m[0],))
+        infer=lambda m, a: (m[0],),
+        grad=grad_chain(_CLIP_ATTRS, ("clip_double_grad",
+                                      {"X": "X", "Min?": "Min", "Max?": "Max", **DDX}, DDOUT)))
 defop("clip", "X Min? Max?", "Out", _CLIP_ATTRS, infer=_clip_infer,
       grad=grad_op("clip_grad", uses=("X", "Min", "Max")), no_grad_inputs=("Min", "Max"))
 
@@ -159,7 +193,8 @@ def _sum_infer(metas, attrs):
 _SUM_ATTRS = (("use_mkldnn", "BOOLEAN", False), ("mkldnn_data_type", "STRING", "float32"))
 # Paddle's static backward emits one scale op per input; sampan uses one grad op
 defgrad("sum_grad", "X* Out@GRAD", "X@GRAD*", _SUM_ATTRS,
-        infer=lambda m, a: (list(m[0]),))
+        infer=lambda m, a: (list(m[0]),),
+        grad=GradOp("sum", {"X": "X@GRAD@GRAD"}, {"Out": "Out@GRAD@GRAD"}))
 defop("sum", "X*", "Out", _SUM_ATTRS, infer=_sum_infer,
       grad=grad_op("sum_grad", uses=("X",)), no_need_buffer=("X",))
 
@@ -191,4 +226,4 @@ defgrad("p_norm_grad", "X Out Out@GRAD", "X@GRAD", _PNORM_ATTRS, infer=lambda m,
 defop("p_norm", "X", "Out", _PNORM_ATTRS, infer=_p_norm_infer,
       grad=grad_op("p_norm_grad", uses=("X", "Out")))
 
-__all__ = ["unary"]
+__all__ = ["unary", "x_double", "x_triple", "DOUT", "DDX", "DX_NEW", "DDOUT"]

@@ -1,12 +1,13 @@
 """Convolution and pooling ops: conv2d, depthwise_conv2d, conv2d_transpose,
-pool2d, max_pool2d_with_index, and their grads.
+pool2d, max_pool2d_with_index, their grads, and the double grads Paddle has
+(conv2d, depthwise_conv2d, conv2d_transpose, pool2d).
 
 The window geometry (Paddle's padding algorithms, output sizes) lives here
 once; the kernels import it, so infer_meta and the kernels cannot disagree.
 """
 import numpy as np
 
-from ..declare import defop, defgrad, grad_op, REQUIRED
+from ..declare import defop, defgrad, grad_op, grad_chain, REQUIRED
 from ..registry import Meta, OpError
 
 # ------------------------------------------------------------------ geometry
@@ -125,8 +126,20 @@ def _conv_infer(op):
     return infer
 
 
+def _conv_higher(attrs, type, ddx_slot):
+    """The double grad of a convolution (bilinear in Input and Filter): Paddle's
+    slots, ``ddx_slot`` naming the incoming gradient of Input@GRAD."""
+    return grad_chain(attrs, (type, {"Input": "Input", "Filter": "Filter",
+                                     "grad_out": "Output@GRAD",
+                                     ddx_slot + "?": "Input@GRAD@GRAD",
+                                     "grad_filter@GRAD?": "Filter@GRAD@GRAD"},
+                              {"Input@GRAD": "Input@GRAD", "Filter@GRAD": "Filter@GRAD",
+                               "grad_out@GRAD": "Output@GRAD@GRAD"}))
+
+
 def _declare_conv(name):
-    defgrad(f"{name}_grad", "Input Filter Output@GRAD", "Input@GRAD? Filter@GRAD?", _CONV_ATTRS)
+    defgrad(f"{name}_grad", "Input Filter Output@GRAD", "Input@GRAD? Filter@GRAD?", _CONV_ATTRS,
+            grad=_conv_higher(_CONV_ATTRS, f"{name}_grad_grad", "grad_input@GRAD"))
     defop(name, "Input Filter", "Output", _CONV_ATTRS, infer=_conv_infer(name),
           grad=grad_op(f"{name}_grad", uses=("Input", "Filter"), gouts=("Output",),
                        wrt=("Input", "Filter")),
@@ -194,16 +207,17 @@ def _convt_infer(op):
     return infer
 
 
-def _declare_convt(name):
+def _declare_convt(name, double=None):
     defgrad(f"{name}_grad", "Input Filter Output@GRAD", "Input@GRAD? Filter@GRAD?",
-            _CONVT_ATTRS)
+            _CONVT_ATTRS,
+            grad=double and _conv_higher(_CONVT_ATTRS, double, "grad_x@GRAD"))
     defop(name, "Input Filter", "Output", _CONVT_ATTRS, infer=_convt_infer(name),
           grad=grad_op(f"{name}_grad", uses=("Input", "Filter"), gouts=("Output",),
                        wrt=("Input", "Filter")),
           same_dtype=("Input", "Filter"))
 
 
-_declare_convt("conv2d_transpose")
+_declare_convt("conv2d_transpose", "conv2d_transpose_grad_grad")
 _declare_convt("depthwise_conv2d_transpose")
 
 
@@ -253,7 +267,12 @@ def _pool_infer(metas, attrs):
     return (Meta(_join(n, c, out, last), x.dtype),)
 
 
-defgrad("pool2d_grad", "X Out Out@GRAD", "X@GRAD", _POOL_ATTRS)
+# average pooling is linear: the gradient of its grad pools DDX.  Paddle's
+# pool2d_double_grad reads only DDX, which cannot give max pooling's (the
+# kernel refuses max pooling rather than pool DDX as Paddle's does)
+defgrad("pool2d_grad", "X Out Out@GRAD", "X@GRAD", _POOL_ATTRS,
+        grad=grad_chain(_POOL_ATTRS, ("pool2d_double_grad", {"grad_x@GRAD": "X@GRAD@GRAD"},
+                                      {"grad_out@GRAD": "Out@GRAD@GRAD"}, _pool_infer)))
 defop("pool2d", "X", "Out", _POOL_ATTRS, infer=_pool_infer,
       grad=grad_op("pool2d_grad", uses=("X", "Out")))
 

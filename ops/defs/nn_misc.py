@@ -7,7 +7,7 @@ Paddle's kernels do) lives here once; the kernels import it.
 import numpy as np
 
 from ..declare import defop, defgrad, grad_op
-from ..registry import Meta, OpError
+from ..registry import GradOp, Meta, OpError
 
 UINT8 = np.dtype("uint8")
 
@@ -29,8 +29,12 @@ def _dropout_infer(metas, attrs):
     return Meta(x.shape, x.dtype), Meta(x.shape, UINT8)
 
 
+# dropout_grad scales Out@GRAD by the mask: linear, so its gradient is itself
+# applied to DDX (higher-order gradients through dropout; Paddle has none)
 defgrad("dropout_grad", "Mask Out@GRAD", "X@GRAD", _DROPOUT_ATTRS,
-        infer=lambda m, a: (m[1],))
+        infer=lambda m, a: (m[1],),
+        grad=GradOp("dropout_grad", {"Mask": "Mask", "Out@GRAD": "X@GRAD@GRAD"},
+                    {"X@GRAD": "Out@GRAD@GRAD"}))
 defop("dropout", "X Seed?", "Out Mask~", _DROPOUT_ATTRS, infer=_dropout_infer,
       grad=grad_op("dropout_grad", uses=("Mask",)), random=True,
       no_grad_inputs=("Seed",))

@@ -1,11 +1,13 @@
-"""Normalisation ops: batch_norm, layer_norm, group_norm, instance_norm, and their grads.
+"""Normalisation ops: batch_norm, layer_norm, group_norm, instance_norm, their
+grads, and the double grads of batch_norm and instance_norm (Paddle has none
+for layer_norm and group_norm).
 
 batch_norm's running statistics are updated in place in Paddle: MeanOut and
 VarianceOut share the variables of Mean and Variance (declared ``inplace``);
 SavedVariance holds the batch's inverse standard deviation 1/sqrt(var + eps).
 """
-from ..declare import defop, defgrad, grad_op, REQUIRED
-from ..registry import Meta, OpError
+from ..declare import defop, defgrad, grad_op, grad_chain, REQUIRED
+from ..registry import GradOp, Meta, OpError
 
 
 def norm_channel_axis(rank, layout):
@@ -31,6 +33,12 @@ _BN_ATTRS = (("is_test", "BOOLEAN", False), ("momentum", "FLOAT", 0.9),
              ("trainable_statistics", "BOOLEAN", False))
 
 
+def bn_global_stats(attrs):
+    """Whether batch_norm normalises with the running statistics (Mean,
+    Variance) rather than the batch's."""
+    return (attrs["is_test"] and not attrs["trainable_statistics"]) or attrs["use_global_stats"]
+
+
 def _bn_infer(metas, attrs):
     x, scale, bias, mean, var, _ = metas
     if not 2 <= len(x.shape) <= 5:
@@ -49,9 +57,26 @@ def _bn_grad_infer(metas, attrs):
     return (x, scale or Meta((c,), x.dtype), bias or Meta((c,), x.dtype))
 
 
+_BN_DOUBLE = grad_chain(_BN_ATTRS, (
+    "batch_norm_grad_grad",
+    {"X": "X", "Scale?": "Scale", "Mean?": "Mean", "Variance?": "Variance",
+     "SavedMean": "SavedMean", "SavedVariance": "SavedVariance", "DY": "Y@GRAD",
+     "DDX?": "X@GRAD@GRAD", "DDScale?": "Scale@GRAD@GRAD", "DDBias?": "Bias@GRAD@GRAD"},
+    {"DX": "X@GRAD", "DScale": "Scale@GRAD", "DDY": "Y@GRAD@GRAD"}))
+_BN_DOUBLE_BATCH = GradOp(_BN_DOUBLE.type, {k: v for k, v in _BN_DOUBLE.inputs.items()
+                                            if k not in ("Mean", "Variance")},
+                          _BN_DOUBLE.outputs)
+
+
+def _bn_double(attrs):
+    # Paddle's maker gives the double grad the running statistics only when
+    # the forward normalised with them
+    return (_BN_DOUBLE if bn_global_stats(attrs) else _BN_DOUBLE_BATCH,)
+
+
 defgrad("batch_norm_grad",
         "X Scale? Bias? Mean? Variance? SavedMean SavedVariance ReserveSpace? Y@GRAD",
-        "X@GRAD Scale@GRAD? Bias@GRAD?", _BN_ATTRS, infer=_bn_grad_infer)
+        "X@GRAD Scale@GRAD? Bias@GRAD?", _BN_ATTRS, infer=_bn_grad_infer, grad=_bn_double)
 defop("batch_norm", "X Scale? Bias? Mean Variance MomentumTensor?",
       "Y MeanOut VarianceOut SavedMean~ SavedVariance~ ReserveSpace?", _BN_ATTRS,
       infer=_bn_infer,
@@ -148,7 +173,15 @@ def _in_infer(metas, attrs):
 defgrad("instance_norm_grad", "X Scale? SavedMean SavedVariance Y@GRAD",
         "X@GRAD Scale@GRAD? Bias@GRAD?", _IN_ATTRS,
         infer=lambda m, a: (m[0], m[1] or Meta((m[0].shape[1],), m[0].dtype),
-                            m[1] or Meta((m[0].shape[1],), m[0].dtype)))
+                            m[1] or Meta((m[0].shape[1],), m[0].dtype)),
+        grad=grad_chain(_IN_ATTRS, (
+            "instance_norm_double_grad",
+            {"x": "X", "fwd_scale?": "Scale", "saved_mean": "SavedMean",
+             "saved_variance": "SavedVariance", "grad_y": "Y@GRAD",
+             "grad_x@GRAD?": "X@GRAD@GRAD", "grad_scale@GRAD?": "Scale@GRAD@GRAD",
+             "grad_bias@GRAD?": "Bias@GRAD@GRAD"},
+            {"x@GRAD": "X@GRAD", "fwd_scale@GRAD": "Scale@GRAD",
+             "grad_y@GRAD": "Y@GRAD@GRAD"})))
 defop("instance_norm", "X Scale? Bias?", "Y SavedMean~ SavedVariance~", _IN_ATTRS,
       infer=_in_infer,
       grad=grad_op("instance_norm_grad", uses=("X", "Scale", "SavedMean", "SavedVariance"),

@@ -133,6 +133,38 @@ def test_create_graph_through_matmul():
     assert x_finite(w.grad)
 
 
+def test_vector_matmul_backward():
+    x = leaf([1.0, 2.0, 3.0])
+    (x @ x).backward()                       # a 0-D result of two vectors
+    close(x.grad, 2 * x.numpy())
+    m = leaf(np.arange(6.0).reshape(2, 3))
+    v = leaf([1.0, -1.0, 2.0])
+    paddle.matmul(m, v).sum().backward()     # matrix @ vector
+    close(m.grad, np.tile(v.numpy(), (2, 1)))
+    close(v.grad, m.numpy().sum(0))
+
+
+def test_third_order_through_tanh_and_sigmoid():
+    x = leaf([0.3, -0.8, 1.5], "float64")
+    g1, = paddle.grad(paddle.tanh(x).sum() + paddle.nn.functional.sigmoid(x).sum(), x,
+                      create_graph=True)
+    g2, = paddle.grad(g1.sum(), x, create_graph=True)
+    g3, = paddle.grad(g2.sum(), x)
+    t, s = np.tanh(x.numpy()), 1 / (1 + np.exp(-x.numpy()))
+    # third derivatives: tanh -2 (1 - t^2)(1 - 3 t^2), sigmoid s (1 - s)(1 - 6 s + 6 s^2)
+    close(g3, -2 * (1 - t * t) * (1 - 3 * t * t) + s * (1 - s) * (1 - 6 * s + 6 * s * s))
+
+
+def test_fourth_order_beyond_the_triple_grad_is_a_clear_error():
+    x = leaf([0.3, -0.8], "float64")
+    g = paddle.tanh(x).sum()
+    for _ in range(3):
+        g, = paddle.grad(g, x, create_graph=True)
+        g = g.sum()
+    with pytest.raises(Exception, match="tanh_triple_grad' has no gradient rule"):
+        paddle.grad(g, x)
+
+
 def x_finite(t):
     return t is not None and np.all(np.isfinite(t.numpy()))
 

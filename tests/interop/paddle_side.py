@@ -18,6 +18,9 @@ JOBS.json is a list of jobs, each a dict with an ``id`` and a ``kind``:
 * ``seed_program``: builds the Linear + MSELoss + Adam.minimize program of the
   static-graph seed in static mode and reports the op types of the main and
   startup programs.
+* ``grad_slots``: ``cases`` (each ``id``, ``expr``, ``shapes``, ``order``):
+  per case, the slot names of the double / triple grad ops in the program
+  differentiated ``order`` times (``higher_order_ops``).
 
 RESULTS_DIR/results.json maps each job id to ``{"ok": bool, "error": str,
 ...}``; one failing job never stops the batch.  Imports only paddle, numpy
@@ -103,7 +106,57 @@ def seed_program(paddle, job, results_dir):
         paddle.disable_static()
 
 
-KINDS = {"run_model": run_model, "seed_program": seed_program}
+HIGHER_ORDER = ("_grad_grad", "_double_grad", "_triple_grad")
+
+
+def higher_order_ops(paddle, expr, shapes, order):
+    """Build ``expr`` (Python source over ``paddle``, ``F`` and the float64 data
+    ``x``, ``y`` of ``shapes``) in static mode, differentiate it ``order``
+    times with respect to the data and the parameters (each time the sum of
+    squares of the last gradients), and return
+    the double and triple grad ops as {type: [input slots, output slots]}:
+    the slots given variables (an empty slot reads as an absent one), sorted.  Used by both sides (tests/interop/test_grad_slots.py)."""
+    paddle.enable_static()
+    try:
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            xs = []
+            for name, shape in zip(("x", "y"), shapes):
+                v = paddle.static.data(name, shape, "float64")
+                v.stop_gradient = False
+                xs.append(v)
+            env = {"paddle": paddle, "F": paddle.nn.functional, "x": xs[0], "y": xs[-1]}
+            target = paddle.sum(eval(expr, env))
+            wrt = xs + list(main.global_block().all_parameters())
+            for _ in range(order):
+                grads = [g for g in paddle.static.gradients([target], wrt) if g is not None]
+                if not grads:
+                    break
+                target = paddle.sum(grads[0] * grads[0])
+                for g in grads[1:]:
+                    target = target + paddle.sum(g * g)
+        ops = {}
+        for op in main.global_block().ops:
+            if op.type.endswith(HIGHER_ORDER):
+                ops[op.type] = [sorted(k for k in op.input_names if op.input(k)),
+                                sorted(k for k in op.output_names if op.output(k))]
+        return ops
+    finally:
+        paddle.disable_static()
+
+
+def grad_slots(paddle, job, results_dir):
+    out = {}
+    for c in job["cases"]:      # each case reports on its own
+        try:
+            out[c["id"]] = {"ok": True, "ops": higher_order_ops(paddle, c["expr"], c["shapes"],
+                                                               c["order"])}
+        except Exception as exc:
+            out[c["id"]] = {"ok": False, "error": "%s: %s" % (type(exc).__name__, exc)}
+    return out
+
+
+KINDS = {"run_model": run_model, "seed_program": seed_program, "grad_slots": grad_slots}
 
 
 def main(argv):

@@ -1,4 +1,4 @@
-"""Op-spec cases: binary elementwise ops (with double grads) and the matmul family."""
+"""Op-spec cases: binary elementwise ops (with double and triple grads)."""
 import numpy as np
 
 from .spec import Case, rand, away_from
@@ -10,24 +10,28 @@ COL = rand(2, seed=4)
 POS = rand(2, 3, low=0.5, high=2.0, seed=5)
 
 CASES = [
-    Case("elementwise_add", {"X": A, "Y": B}, ref=lambda X, Y: X + Y, order2=True),
+    Case("elementwise_add", {"X": A, "Y": B}, ref=lambda X, Y: X + Y, order3=True),
     Case("elementwise_add", {"X": A, "Y": ROW}, ref=lambda X, Y: X + Y, id="add_bcast"),
     Case("elementwise_add", {"X": A, "Y": COL}, {"axis": 0},
          ref=lambda X, Y: X + Y[:, None], id="add_axis0"),
-    Case("elementwise_sub", {"X": A, "Y": ROW}, ref=lambda X, Y: X - Y, order2=True),
-    Case("elementwise_mul", {"X": A, "Y": B}, ref=lambda X, Y: X * Y, order2=True),
+    Case("elementwise_sub", {"X": A, "Y": ROW}, ref=lambda X, Y: X - Y, order3=True),
+    Case("elementwise_mul", {"X": A, "Y": B}, ref=lambda X, Y: X * Y, order3=True),
     Case("elementwise_mul", {"X": A, "Y": COL}, {"axis": 0},
-         ref=lambda X, Y: X * Y[:, None], id="mul_axis0", order2=True),
+         ref=lambda X, Y: X * Y[:, None], id="mul_axis0", order3=True),
     Case("elementwise_mul", {"X": ROW, "Y": A}, ref=lambda X, Y: X * Y, id="mul_bcast_x",
-         order2=True),
+         order3=True),
     Case("elementwise_add", {"X": A, "Y": COL}, {"axis": 0},
-         ref=lambda X, Y: X + Y[:, None], id="add_axis0_order2", order2=True),
+         ref=lambda X, Y: X + Y[:, None], id="add_axis0_higher", order3=True),
     Case("elementwise_sub", {"X": ROW, "Y": A}, ref=lambda X, Y: X - Y, id="sub_bcast_x",
-         order2=True),
+         order3=True),
     Case("elementwise_div", {"X": A, "Y": POS}, ref=lambda X, Y: X / Y, order2=True),
     Case("elementwise_div", {"X": A, "Y": POS[0]}, ref=lambda X, Y: X / Y, order2=True,
          id="div_bcast_y"),
-    Case("elementwise_pow", {"X": POS, "Y": B}, ref=lambda X, Y: X ** Y),
+    Case("elementwise_pow", {"X": POS, "Y": B}, ref=lambda X, Y: X ** Y, order2=True),
+    Case("elementwise_pow", {"X": POS, "Y": np.array([3.0])}, ref=lambda X, Y: X ** 3,
+         order2=True, id="pow_scalar_y"),
+    Case("elementwise_pow", {"X": POS, "Y": COL}, {"axis": 0},
+         ref=lambda X, Y: X ** Y[:, None], order2=True, id="pow_axis0"),
     Case("elementwise_max", {"X": A, "Y": away_from(B, [0]) + 0.3},
          ref=lambda X, Y: np.maximum(X, Y)),
     Case("elementwise_min", {"X": A, "Y": B + 0.3}, ref=lambda X, Y: np.minimum(X, Y)),
@@ -37,14 +41,4 @@ CASES = [
     Case("elementwise_floordiv", {"X": np.array([5, -5, 7], "int64"),
                                   "Y": np.array([3, 3, -2], "int64")},
          ref=lambda X, Y: np.floor_divide(X, Y), grad=False),
-    Case("matmul_v2", {"X": rand(2, 3, seed=6), "Y": rand(3, 4, seed=7)},
-         ref=lambda X, Y: X @ Y, order2=True),
-    Case("matmul_v2", {"X": rand(2, 3, 2, seed=6), "Y": rand(4, 3, seed=7)},
-         {"trans_x": True, "trans_y": True}, ref=lambda X, Y: np.swapaxes(X, -1, -2) @ Y.T,
-         order2=True, id="matmul_batched_trans"),
-    Case("matmul_v2", {"X": rand(3, seed=6), "Y": rand(2, 3, 4, seed=7)},
-         ref=lambda X, Y: X @ Y, id="matmul_vec_batched"),
-    Case("bmm", {"X": rand(2, 2, 3, seed=8), "Y": rand(2, 3, 2, seed=9)}, ref=lambda X, Y: X @ Y),
-    Case("dot", {"X": rand(2, 3, seed=8), "Y": rand(2, 3, seed=9)},
-         ref=lambda X, Y: (X * Y).sum(-1)),
 ]

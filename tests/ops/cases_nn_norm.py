@@ -1,4 +1,5 @@
-"""Op-spec cases: batch_norm, layer_norm, group_norm, instance_norm."""
+"""Op-spec cases: batch_norm, layer_norm, group_norm, instance_norm (with the
+double grads of batch_norm and instance_norm)."""
 import numpy as np
 
 from .spec import Case, rand
@@ -57,11 +58,12 @@ C4 = rand(4, low=0.5, high=1.5, seed=38)
 B4 = rand(4, seed=39)
 
 CASES = [
-    Case("batch_norm", BN, ref=ref_bn_train, outputs=BN_OUT, id="batch_norm_train"),
+    Case("batch_norm", BN, ref=ref_bn_train, outputs=BN_OUT, id="batch_norm_train",
+         order2=True),
     Case("batch_norm", BN, {"is_test": True}, ref=ref_bn_eval, outputs=BN_OUT,
-         id="batch_norm_eval"),
+         id="batch_norm_eval", order2=True),
     Case("batch_norm", BN, {"use_global_stats": True}, ref=ref_bn_eval, outputs=BN_OUT,
-         id="batch_norm_global_stats"),
+         id="batch_norm_global_stats", order2=True),
     Case("batch_norm", dict(BN, X=rand(5, 3, seed=40)), {"momentum": 0.8},
          ref=lambda X, Scale, Bias, Mean, Variance: ref_bn_train(X, Scale, Bias, Mean, Variance,
                                                                  momentum=0.8),
@@ -69,7 +71,7 @@ CASES = [
     Case("batch_norm", dict(BN, X=rand(2, 2, 2, 3, seed=41)), {"data_layout": "NHWC"},
          ref=lambda X, Scale, Bias, Mean, Variance: ref_bn_train(X, Scale, Bias, Mean, Variance,
                                                                  ax=3),
-         outputs=BN_OUT, id="batch_norm_nhwc"),
+         outputs=BN_OUT, id="batch_norm_nhwc", order2=True),
     Case("batch_norm", dict(BN, MomentumTensor=np.array([0.5])), {},
          ref=lambda X, Scale, Bias, Mean, Variance: ref_bn_train(X, Scale, Bias, Mean, Variance,
                                                                  momentum=0.5),
@@ -87,5 +89,7 @@ CASES = [
          ref=lambda X, Scale, Bias: ref_gn(X.transpose(0, 2, 1), Scale, Bias, 4)
          .transpose(0, 2, 1), id="group_norm_nhwc"),
     Case("instance_norm", {"X": XG, "Scale": C4, "Bias": B4},
-         ref=lambda X, Scale, Bias: ref_gn(X, Scale, Bias, 4)),
+         ref=lambda X, Scale, Bias: ref_gn(X, Scale, Bias, 4), order2=True),
+    Case("instance_norm", {"X": XG}, ref=lambda X: ref_gn(X, np.ones(4), np.zeros(4), 4),
+         id="instance_norm_plain", order2=True),
 ]

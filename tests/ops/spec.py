@@ -1,8 +1,8 @@
 """The op-spec table: one ``Case`` per op configuration, collected from every
 ``cases_*.py`` module in this folder.  ``test_op_table.py`` drives, for each
 case: the kernel against its numpy reference, infer_meta against the kernel's
-actual outputs, and a finite-difference gradient check (first order; second
-order where ``order2=True``).
+actual outputs, and finite-difference gradient checks: first order; second
+order where ``order2=True``; second and third order where ``order3=True``.
 
     Case("elementwise_add", {"X": a, "Y": b}, ref=lambda X, Y: X + Y)
 
@@ -31,7 +31,8 @@ class Case:
     grad: Any = None               # None: all float inputs; False: no check; tuple of slots
     outputs: tuple | None = None   # output slots compared to ref (default: non-intermediate)
     grad_outputs: tuple | None = None   # outputs the check's loss is built from
-    order2: bool = False
+    order2: bool = False           # check second-order gradients (the grad ops' grads)
+    order3: bool = False           # check second- and third-order gradients
     rtol: float = 1e-5
     atol: float = 1e-6
     grad_tol: float = 1e-4
@@ -41,6 +42,12 @@ class Case:
 
     def name(self):
         return self.id or self.op
+
+    def order(self):
+        """The highest order of gradient the table checks for this case."""
+        if self.grad is False:
+            return 0
+        return 3 if self.order3 else 2 if self.order2 else 1
 
 
 def call_ref(case):

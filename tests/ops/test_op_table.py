@@ -1,6 +1,8 @@
 """Drives the op-spec table (spec.py): kernel vs numpy reference, infer_meta vs
-actual outputs, finite-difference gradients (first and second order), and
-coverage: every op has a case, every differentiable op a gradient check."""
+actual outputs, finite-difference gradients (first, second and third order),
+and coverage: every op has a case, every differentiable op a gradient check,
+every grad op a check that runs it and, when it has a gradient rule itself
+(double / triple grads), a check one order higher."""
 import numpy as np
 import pytest
 
@@ -213,36 +215,74 @@ def test_gradient_finite_difference(case):
                                        err_msg=f"{case.op}: d/d{s}")
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c.order2],
-                         ids=[c.name() for c in CASES if c.order2])
-def test_second_order_gradient(case):
+# ------------------------------------------------------------ higher orders
+# The order-n check (n >= 2) differentiates the order-(n-1) gradients again, with
+# every tensor they depend on as a variable:
+#   L1 = sum <out, W>            G1 = dL1/dx
+#   L2 = sum <G1, U1>            G2 = dL2/d(x, W)
+#   L3 = sum <G2, U2>            G3 = dL3/d(x, W, U1)
+# and compares G_n with finite differences of L_n.  Differentiating with respect
+# to the output weights W and the cotangents U reaches every output of the
+# double and triple grad ops (the gradient of DOut, of DDX), not only the ones
+# that lead back to x.  ``groups`` holds the variables' arrays: [x, W, U1, U2, ...].
+def _flat(values):
+    """A list of arrays from slot values (a list slot contributes each element)."""
+    return [a for v in values for a in (v if isinstance(v, list) else [v])]
+
+
+def _unflat(case, slots, flat):
+    inputs, it = dict(case.inputs), iter(flat)
+    for s in slots:
+        v = case.inputs[s]
+        inputs[s] = [next(it) for _ in v] if isinstance(v, list) else next(it)
+    return inputs
+
+
+def _higher_grads(case, op, slots, groups, n, create_last):
+    """The tensors of x, W, U1 .. U_{n-2} and the order-n gradients w.r.t. them."""
+    _, ins, outs = _run(Case_with(case, _unflat(case, slots, groups[0])), slots)
+    xs = _flat(ins[op.input_index[s]] for s in slots)
+    ws = [Tensor(w, stop_gradient=False) for w in groups[1]]
+    ys = [o for o, _ in _pairs(outs, _weights(op, outs, case))]
+    g = tape_grad(ys, xs, ws, create_graph=n > 1 or create_last, allow_unused=True)
+    wrt, us = list(xs), []
+    for k in range(2, n + 1):
+        us.append([Tensor(u, stop_gradient=False) for u in groups[k]])
+        wrt += ws if k == 2 else us[k - 3]
+        pairs = [(a, u) for a, u in zip(g, us[-1]) if a is not None and not a.stop_gradient]
+        if not pairs:
+            return wrt, [None] * len(wrt)
+        g = tape_grad([a for a, _ in pairs], wrt, [u for _, u in pairs],
+                      create_graph=k < n or create_last, allow_unused=True)
+    return wrt, g
+
+
+def _check_order(case, n):
     op = get_op(case.op)
     slots = _grad_slots(case, op)
+    _, _, outs = _run(case)
     rng = np.random.default_rng(11)
-    us = {s: rng.uniform(0.5, 1.5, np.shape(case.inputs[s])) for s in slots}
+    xs = _flat(case.inputs[s] for s in slots)
+    ws = [w for _, w in _pairs(outs, _weights(op, outs, case))]
+    groups = [xs, ws]
+    shapes = [a.shape for a in xs]
+    for k in range(1, n):           # U_k has the shapes of the variables of G_k
+        groups.append([rng.uniform(0.5, 1.5, sh) for sh in shapes])
+        shapes += [w.shape for w in ws] if k == 1 else [a.shape for a in groups[k]]
 
-    def first(arrays, create_graph):
-        c = Case_with(case, arrays)
-        _, ins, outs = _run(c, slots)
-        ws = _weights(op, outs, case)
-        pairs = list(_pairs(outs, ws))
-        xs = [ins[op.input_index[s]] for s in slots]
-        gs = tape_grad([o for o, _ in pairs], xs, [Tensor(w) for _, w in pairs],
-                       create_graph=create_graph, allow_unused=True)
-        return xs, gs
+    def value(gs):
+        _, g = _higher_grads(case, op, slots, gs, n - 1, False)
+        return sum(float(np.sum(a._data * u)) for a, u in zip(g, gs[n]) if a is not None)
 
-    def s_value(arrays):
-        _, gs = first(arrays, False)
-        return sum(float(np.sum(g._data * us[s])) for g, s in zip(gs, slots) if g is not None)
-
-    xs, gs = first(dict(case.inputs), True)
-    pairs = [(g, s) for g, s in zip(gs, slots) if g is not None and not g.stop_gradient]
-    assert pairs, f"{case.op}: first-order grads are not differentiable"
-    second = tape_grad([g for g, _ in pairs], xs, [Tensor(us[s]) for _, s in pairs],
-                       allow_unused=True)
+    wrt, got = _higher_grads(case, op, slots, groups, n, False)
+    assert any(g is not None for g in got), \
+        f"{case.op}: the order-{n - 1} gradients are not differentiable"
+    names = [f"x{i}" for i in range(len(xs))] + [f"W{i}" for i in range(len(ws))] + \
+        [f"U{k}[{i}]" for k in range(1, n - 1) for i in range(len(groups[k + 1]))]
+    flat = [(gi, j) for gi in range(n) for j in range(len(groups[gi]))]
     eps = 1e-5
-    for x, sec, s in zip(xs, second, slots):
-        a = case.inputs[s]
+    for (gi, j), g, name in zip(flat, got, names):
+        a = groups[gi][j]
         num = np.zeros(a.shape)
         it = np.nditer(a, flags=["multi_index"])
         for _ in it:
@@ -251,41 +291,73 @@ def test_second_order_gradient(case):
             for sign in (1, -1):
                 b = a.copy()
                 b[idx] += sign * eps
-                vals.append(s_value(dict(case.inputs, **{s: b})))
+                gs = [list(grp) for grp in groups]
+                gs[gi][j] = b
+                vals.append(value(gs))
             num[idx] = (vals[0] - vals[1]) / (2 * eps)
-        got = np.zeros_like(num) if sec is None else sec._data
-        np.testing.assert_allclose(got, num, rtol=1e-4, atol=1e-4,
-                                   err_msg=f"{case.op}: second order d/d{s}")
+        np.testing.assert_allclose(np.zeros_like(num) if g is None else g._data, num,
+                                   rtol=1e-4, atol=1e-4,
+                                   err_msg=f"{case.op}: order {n} d/d{name}")
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.order() >= 2],
+                         ids=[c.name() for c in CASES if c.order() >= 2])
+def test_second_order_gradient(case):
+    _check_order(case, 2)
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.order() >= 3],
+                         ids=[c.name() for c in CASES if c.order() >= 3])
+def test_third_order_gradient(case):
+    _check_order(case, 3)
+
+
+# ------------------------------------------------------------ coverage
+def _levels(case):
+    """The grad op types each order of the case's checks runs: [first-order grad
+    ops, their grads (double grads), ...], as far as ``case.order()``."""
+    op = get_op(case.op)
+    cur, levels = [(op, op.complete_attrs(case.attrs or None))], []
+    for _ in range(case.order()):
+        nxt = []
+        for o, attrs in cur:
+            for g in o.grad_ops(attrs):
+                gop = get_op(g.type)
+                own = attrs if g.attrs is None else g.attrs(attrs)
+                nxt.append((gop, gop.complete_attrs(
+                    {k: v for k, v in own.items() if k in gop.attr_specs} or None)))
+        levels.append({o.type for o, _ in nxt})
+        cur = nxt
+    return levels
 
 
 def test_every_op_has_a_case_and_every_gradient_a_check():
     covered = {c.op for c in CASES}
     grad_checked = {c.op for c in CASES if c.grad is not False}
-    reached_grads = set()
-    for c in CASES:
-        if c.grad is not False:
-            for g in get_op(c.op).grad_ops(get_op(c.op).complete_attrs(c.attrs or None)):
-                reached_grads.add(g.type)
-    missing, no_grad_check, unreached = [], [], []
+    reached = set().union(*(lvl for c in CASES for lvl in _levels(c)))
+    missing, no_grad_check = [], []
     for name, op in all_opdefs().items():
-        if name in NOT_IN_TABLE:
-            continue
-        if op.is_grad:
+        if name in NOT_IN_TABLE or op.is_grad:
             continue
         if name not in covered:
             missing.append(name)
         if op.grad is not None and name not in grad_checked:
             no_grad_check.append(name)
-    for name, op in all_opdefs().items():
-        if op.is_grad and not name.endswith("_grad_grad") and name not in reached_grads \
-                and name not in NOT_IN_TABLE:
-            unreached.append(name)
+    unreached = [name for name, op in all_opdefs().items()
+                 if op.is_grad and name not in reached and name not in NOT_IN_TABLE]
     assert not missing, f"ops without a case in the table: {sorted(missing)}"
     assert not no_grad_check, f"differentiable ops without a gradient check: {sorted(no_grad_check)}"
     assert not unreached, f"grad ops no gradient check runs: {sorted(unreached)}"
 
 
-def test_double_grad_ops_are_checked():
-    second = {c.op for c in CASES if c.order2}
-    need = {name[:-len("_grad_grad")] for name in all_opdefs() if name.endswith("_grad_grad")}
-    assert need <= second, f"ops with double-grad rules but no second-order case: {need - second}"
+def test_every_gradient_of_a_grad_op_is_checked():
+    """A grad op with a gradient rule (a double grad, a triple grad, a linear op
+    re-applied) needs a case whose checks go one order past it."""
+    ruled = set()
+    for c in CASES:
+        for lvl in _levels(c)[:-1]:
+            ruled |= lvl
+    unchecked = [name for name, op in all_opdefs().items()
+                 if op.is_grad and op.grad is not None and name not in ruled]
+    assert not unchecked, (f"grad ops whose gradient rule no higher-order case runs "
+                           f"(add order2=True / order3=True cases): {sorted(unchecked)}")

@@ -217,9 +217,11 @@ def test_append_backward_twice_on_one_program(prog):
     w0, b0 = (scope.find_var(p.name).get().copy() for p in (lin.weight, lin.bias))
     xn = RNG.standard_normal((2, 3)).astype("float32")
     got = exe.run(main, feed={"x": xn}, fetch_list=names1 + names2, scope=scope)
-    xt = paddle.to_tensor(xn)
-    _, g1 = _eager(lambda w, b: paddle.mean(paddle.matmul(xt, w) + b), w=w0, b=b0)
-    _, g2 = _eager(lambda w, b: paddle.sum((paddle.matmul(xt, w) + b) ** 2), w=w0, b=b0)
+    # (to_tensor in static mode makes a Variable, as Paddle's: build xt eagerly)
+    _, g1 = _eager(lambda w, b: paddle.mean(paddle.matmul(paddle.to_tensor(xn), w) + b),
+                   w=w0, b=b0)
+    _, g2 = _eager(lambda w, b: paddle.sum((paddle.matmul(paddle.to_tensor(xn), w) + b) ** 2),
+                   w=w0, b=b0)
     for a, e in zip(got, [g1["w"], g1["b"], g2["w"], g2["b"]]):
         np.testing.assert_allclose(a, e, rtol=1e-5, atol=1e-6)
 
@@ -264,6 +266,34 @@ def test_gradient_of_intermediate_and_late_stop_gradient_flip(prog):
     got = static.Executor().run(main, feed={"x": xn}, fetch_list=[gh, gx])
     np.testing.assert_allclose(got[0], np.exp(2 * xn), rtol=1e-12)
     np.testing.assert_allclose(got[1], 2 * np.exp(2 * xn), rtol=1e-12)
+
+
+def test_third_order_through_triple_grad_ops(prog):
+    main, _ = prog
+    xn = np.array([0.3, -0.2, 0.9])
+    wn = RNG.standard_normal((3, 2))
+
+    def f(x, w):
+        return paddle.sum(paddle.tanh(paddle.matmul(x, w))) * paddle.sum(paddle.sin(x))
+
+    x, w = _data("x", xn), _data("w", wn, grad=False)
+    g, = static.gradients(f(x, w), x)
+    gg, = static.gradients(paddle.sum(paddle.tanh(g)), x)
+    ggg, = static.gradients(paddle.sum(gg * gg), x)
+    types = {op.type for op in main.global_block().ops}
+    assert {"tanh_triple_grad", "sin_triple_grad", "matmul_v2_triple_grad",
+            "elementwise_mul_triple_grad"} <= types
+    got = static.Executor().run(main, feed={"x": xn, "w": wn}, fetch_list=[ggg])[0]
+    paddle.disable_static()
+    try:
+        xt = paddle.to_tensor(xn, stop_gradient=False)
+        wt = paddle.to_tensor(wn)
+        e, = paddle.grad(f(xt, wt), xt, create_graph=True)
+        ee, = paddle.grad(paddle.sum(paddle.tanh(e)), xt, create_graph=True)
+        eee, = paddle.grad(paddle.sum(ee * ee), xt)
+    finally:
+        paddle.enable_static()
+    np.testing.assert_allclose(got, eee.numpy(), rtol=1e-10)
 
 
 def test_second_order_through_grad_ops(prog):

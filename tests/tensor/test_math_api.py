@@ -368,4 +368,4 @@ def test_bad_arguments():
     with pytest.raises(OpError, match="int32 or int64"):
         paddle.argmax(T(A), dtype="float32")
     with pytest.raises(OpError, match="no kernel"):
-        paddle.mean(T([1, 2, 3]))
+        paddle.exp(T([True, False]))        # Paddle 2.6.2 has no bool exp kernel either

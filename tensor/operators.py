@@ -1,0 +1,215 @@
+"""Python operators of tensors (``+ - * / ** // % @``, comparisons, ``& | ^ ~``)
+with Paddle 2.6's rules for mixed operands, written once for the eager Tensor
+and the static Variable.
+
+The rules (recorded from real Paddle 2.6.2 in tests/conformance/fixtures/
+operators.json; the eager result decides where Paddle's modes disagree):
+
+1. A Python ``float`` meeting an integer or bool tensor casts the tensor to
+   float32 first.  A Python ``int`` (or bool) keeps the tensor's dtype, except
+   for ``/`` where an integer tensor becomes float32.
+2. ``+ - * /`` with a Python number use the ``scale`` op.  Every other operator
+   turns the number into a tensor of the tensor's dtype: ``fill_constant`` of
+   shape [] on the right, of the tensor's shape when the number is on the left.
+   A bool tensor with a bool number under ``+``/``-`` raises, as in eager Paddle
+   (it has no bool add/subtract kernel).
+3. Two tensors of different dtypes: under ``+ - *`` two float dtypes promote to
+   the wider one; otherwise the right operand is cast to the left's dtype
+   (``int64_tensor * float32_tensor`` is int64).
+4. ``/`` on integer (or bool) operands casts both to float32 after rule 3.
+5. Comparisons return bool; ``& | ^`` take tensors of one integer/bool dtype
+   only (no Python numbers, no casts), as in Paddle.
+
+Each rule is one branch of ``binary`` below; ``OPERATORS`` is the table of
+method name -> (op type, reversed, scale rule).
+"""
+import numbers
+
+import numpy as np
+
+from ..ops import bind, get_op, OpError
+from ..ops.dtypes import to_enum, to_np_dtype
+
+_SCALE = get_op("scale")
+_CAST = get_op("cast")
+_FILL = get_op("fill_constant")
+_FILL_BATCH = get_op("fill_constant_batch_size_like")
+_FLOAT32 = np.dtype("float32")
+_PROMOTING = frozenset(("elementwise_add", "elementwise_sub", "elementwise_mul"))
+_FLOAT_RANK = {np.dtype("float16"): 0, np.dtype("float32"): 1, np.dtype("float64"): 2}
+
+
+def _np(t):
+    return to_np_dtype(t.dtype)
+
+
+def _is_int(dt):
+    return dt.kind in "iub"
+
+
+def _cast(x, dt):
+    return bind(_CAST, (x,), {"in_dtype": to_enum(x.dtype), "out_dtype": to_enum(dt)})[0]
+
+
+def _scale(x, scale, bias):
+    return bind(_SCALE, (x, None), {"scale": float(scale), "bias": float(bias)})[0]
+
+
+def _fill(value, dt, like=None):
+    """A tensor holding ``value``: shape [] (right operand), or ``like``'s shape
+    (left operand), with a batch-size-like fill when that shape has -1 dims."""
+    shape = [] if like is None else list(like.shape)
+    attrs = {"shape": shape, "dtype": to_enum(dt),
+             "value": float(value) if dt.kind != "b" else float(bool(value))}
+    if dt.kind in "iu" and isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        attrs["str_value"] = str(int(value))
+    if any(d < 0 for d in shape):
+        attrs.pop("str_value", None)
+        return bind(_FILL_BATCH, (like,), attrs)[0]
+    return bind(_FILL, (None, None, None), attrs)[0]
+
+
+# ---------------------------------------------------------------- scale rules
+SCALE_RULES = {
+    "__add__": lambda x, v: _scale(x, 1.0, v),
+    "__radd__": lambda x, v: _scale(x, 1.0, v),
+    "__sub__": lambda x, v: _scale(x, 1.0, -v),
+    "__rsub__": lambda x, v: _scale(x, -1.0, v),
+    "__mul__": lambda x, v: _scale(x, v, 0.0),
+    "__rmul__": lambda x, v: _scale(x, v, 0.0),
+    # x / 0.0 is inf/nan as in eager Paddle: not a scale (1 / 0 raises in Python)
+    "__truediv__": lambda x, v: _scale(x, 1.0 / v, 0.0) if v != 0 else None,
+}
+
+
+def _is_number(v):
+    return isinstance(v, (numbers.Number, np.number)) and not isinstance(v, np.ndarray)
+
+
+def _promote(a, b):
+    """Rule 3: the dtype both operands take, or None to cast right to left."""
+    ra, rb = _FLOAT_RANK.get(a), _FLOAT_RANK.get(b)
+    if ra is None or rb is None:
+        return None
+    return a if ra >= rb else b
+
+
+def promote_floats(x, y):
+    """``(x, y)`` with two different float dtypes cast to the wider one (what
+    Paddle 2.6 does for ``+ - *`` and for paddle.add/subtract/multiply)."""
+    a, b = _np(x), _np(y)
+    if a != b:
+        common = _promote(a, b)
+        if common is not None:
+            x = x if a == common else _cast(x, common)
+            y = y if b == common else _cast(y, common)
+    return x, y
+
+
+def binary(method, op, reverse, self, other):
+    """``self <method> other`` under Paddle's rules (module docstring)."""
+    lhs = _np(self)
+    if _is_number(other) and not isinstance(other, complex):
+        is_bool = isinstance(other, (bool, np.bool_))
+        if isinstance(other, (float, np.floating)):
+            if _is_int(lhs):                                       # rule 1
+                self, lhs = _cast(self, _FLOAT32), _FLOAT32
+        else:
+            if is_bool and lhs.kind == "b" and op.type in ("elementwise_add",
+                                                           "elementwise_sub"):
+                raise OpError(f"op '{op.type}': a bool tensor and a bool number cannot be "
+                              f"added or subtracted (Paddle has no bool {op.type} kernel)")
+            if op.type == "elementwise_div" and _is_int(lhs):       # rule 1, division
+                self, lhs = _cast(self, _FLOAT32), _FLOAT32
+        scale = SCALE_RULES.get(method)
+        if scale is not None:                                       # rule 2
+            out = scale(self, float(other))
+            if out is not None:
+                return out
+        other = _fill(other, lhs, self if reverse else None)
+    elif isinstance(other, (list, tuple, np.ndarray)) or isinstance(other, complex):
+        from .creation_base import to_tensor
+        other = to_tensor(other, dtype=self.dtype)
+    elif not hasattr(other, "dtype"):
+        return NotImplemented
+    rhs = _np(other)
+    if rhs != lhs:                                                  # rule 3
+        common = _promote(lhs, rhs) if op.type in _PROMOTING else None
+        if common is None:
+            other = _cast(other, lhs)
+        else:
+            if rhs != common:
+                other = _cast(other, common)
+            if lhs != common:
+                self = _cast(self, common)
+    if reverse:
+        self, other = other, self
+    if op.type == "elementwise_div" and _is_int(_np(self)):         # rule 4
+        self, other = _cast(self, _FLOAT32), _cast(other, _FLOAT32)
+    return bind(op, (self, other))[0]
+
+
+def _bitwise(op, reverse):
+    def method(self, other):
+        if not hasattr(other, "dtype") or _is_number(other):
+            return NotImplemented                                   # rule 5
+        a, b = (other, self) if reverse else (self, other)
+        return bind(op, (a, b))[0]
+    return method
+
+
+def _make(method, op_type, reverse=False):
+    op = get_op(op_type)
+    is_div = op_type == "elementwise_div"
+
+    def fn(self, other):
+        # tensor operands of one dtype go straight to the op (the hot path)
+        if type(other) is type(self):
+            dt = self.dtype
+            if other.dtype is dt and not (is_div and _is_int(dt.np_dtype)):
+                return bind(op, (other, self) if reverse else (self, other))[0]
+        return binary(method, op, reverse, self, other)
+    fn.__name__ = fn.__qualname__ = method
+    fn.__doc__ = f"``{method}`` (op ``{op_type}``) under Paddle's operand rules."
+    return fn
+
+
+_TABLE = {   # method: (op type, reversed)
+    "__add__": ("elementwise_add", False), "__radd__": ("elementwise_add", False),
+    "__sub__": ("elementwise_sub", False), "__rsub__": ("elementwise_sub", True),
+    "__mul__": ("elementwise_mul", False), "__rmul__": ("elementwise_mul", False),
+    "__truediv__": ("elementwise_div", False), "__rtruediv__": ("elementwise_div", True),
+    "__pow__": ("elementwise_pow", False), "__rpow__": ("elementwise_pow", True),
+    "__floordiv__": ("elementwise_floordiv", False),
+    "__rfloordiv__": ("elementwise_floordiv", True),
+    "__mod__": ("elementwise_mod", False), "__rmod__": ("elementwise_mod", True),
+    "__matmul__": ("matmul_v2", False), "__rmatmul__": ("matmul_v2", True),
+    "__eq__": ("equal", False), "__ne__": ("not_equal", False),
+    "__lt__": ("less_than", False), "__le__": ("less_equal", False),
+    "__gt__": ("greater_than", False), "__ge__": ("greater_equal", False),
+}
+
+_POW = get_op("pow")
+
+
+def _eager_pow(self, other):
+    """The eager Tensor's ``x ** number`` is Paddle's ``pow`` op (its C++ operator
+    does that); a static Variable's is ``fill_constant`` + ``elementwise_pow``
+    (``OPERATORS['__pow__']``), as Paddle's static patch does."""
+    if _is_number(other) and not isinstance(other, (bool, np.bool_, complex)):
+        if isinstance(other, (float, np.floating)) and _is_int(_np(self)):
+            self = _cast(self, _FLOAT32)
+        return bind(_POW, (self, None), {"factor": float(other)})[0]
+    return OPERATORS["__pow__"](self, other)
+
+
+OPERATORS = {m: _make(m, t, r) for m, (t, r) in _TABLE.items()}
+EAGER_OPERATORS = {"__pow__": _eager_pow}      # the eager Tensor's own forms
+OPERATORS.update({
+    "__and__": _bitwise(get_op("bitwise_and"), False),
+    "__or__": _bitwise(get_op("bitwise_or"), False),
+    "__xor__": _bitwise(get_op("bitwise_xor"), False),
+    "__rand__": _bitwise(get_op("bitwise_and"), True),
+    "__ror__": _bitwise(get_op("bitwise_or"), True),
+    "__rxor__": _bitwise(get_op("bitwise_xor"), True),
+})

@@ -1,0 +1,103 @@
+"""Python operators on tensors: ``+ - * / // % ** @``, comparisons, ``& | ^``,
+unary ``- abs ~``, in-place forms, over the full dtype grid: tensor with
+tensor in both orders, tensor with Python int/float/bool on either side, 0-d
+tensors, broadcasting and empty tensors.  This is where Paddle's rules for
+mixed operands (which side is cast, to what, when it raises) are pinned down.
+"""
+from spec import C
+
+DTYPES = ("float32", "float64", "int32", "int64", "bool")
+ARITH = {"add": "+", "sub": "-", "mul": "*", "div": "/", "floordiv": "//", "mod": "%",
+         "pow": "**"}
+COMPARE = {"eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">="}
+BITWISE = {"and": "&", "or": "|", "xor": "^"}
+BINARY = {**ARITH, **COMPARE, **BITWISE}
+SCALARS = {"int": "3", "negint": "-2", "float": "2.5", "bool": "True"}
+
+
+def _pos(op, dtype):
+    """Value kind for an operand: positive where the op would hit 0 or a
+    negative base (division, modulo, powers)."""
+    return "|pos" if op in ("div", "floordiv", "mod", "pow") and dtype != "bool" else ""
+
+
+EMPTY_BUG = ("Paddle 2.6.2 raises PreconditionNotMet ('The meta data must be valid') "
+             "broadcasting a tensor with a 0 dim; sampan returns the empty result")
+HANG_BUG = "Paddle 2.6.2 hangs on an integer tensor ** a negative integer; sampan raises"
+NO_REFLECTED = ("Paddle 2.6.2's Tensor has no __rfloordiv__/__rmod__ (TypeError); sampan "
+                "extends it: the number becomes a tensor as for the other operators")
+
+
+def _reflected_alt(sym, dtype, s):
+    """Paddle's spelling of ``<s> <sym> x``, which Paddle lacks for // and %."""
+    dt = "float32" if "." in s and dtype in ("int32", "int64", "bool") else dtype
+    xs = "x" if dt == dtype else f"x.astype('{dt}')"
+    return f"paddle.full([2, 3], {s}, '{dt}') {sym} {xs}"
+
+
+def _empty_dtype(name, dtype):
+    return "bool" if name in COMPARE else ("float32" if name == "div" else dtype)
+
+
+CASES = []
+for name, sym in BINARY.items():
+    for a in DTYPES:
+        for b in DTYPES:
+            CASES.append(C(f"{name}.{a}.{b}", f"x {sym} y", f"{a}[2,3]",
+                           f"{b}[2,3]{_pos(name, b)}"))
+    for a in DTYPES:
+        for sname, s in SCALARS.items():
+            hang = name == "pow" and sname == "negint" and a in ("int32", "int64")
+            CASES.append(C(f"{name}.{a}.scalar_{sname}", f"x {sym} {s}",
+                           f"{a}[2,3]{_pos(name, a)}", paddle_bug=HANG_BUG if hang else "",
+                           want="error" if hang else ""))
+            alt = _reflected_alt(sym, a, s) if name in ("floordiv", "mod") else ""
+            CASES.append(C(f"{name}.scalar_{sname}.{a}", f"{s} {sym} x",
+                           f"{a}[2,3]{_pos(name, a)}", paddle_code=alt,
+                           note=NO_REFLECTED if alt else ""))
+    for a, b in (("float32", "float32"), ("int64", "int64"), ("float32", "int64"),
+                 ("int32", "int64")):
+        p = _pos(name, b)
+        CASES.append(C(f"{name}.bcast_row.{a}.{b}", f"x {sym} y", f"{a}[2,3]", f"{b}[3]{p}"))
+        CASES.append(C(f"{name}.bcast_outer.{a}.{b}", f"x {sym} y", f"{a}[2,1]", f"{b}[1,3]{p}"))
+        CASES.append(C(f"{name}.zero_d_rhs.{a}.{b}", f"x {sym} y", f"{a}[2,3]", f"{b}[]{p}"))
+        CASES.append(C(f"{name}.zero_d_lhs.{a}.{b}", f"x {sym} y", f"{a}[]", f"{b}[2,3]{p}"))
+        CASES.append(C(f"{name}.zero_d_both.{a}.{b}", f"x {sym} y", f"{a}[]", f"{b}[]{p}"))
+    for a in ("float32", "int64"):
+        if name in BITWISE and a == "float32":
+            continue
+        CASES.append(C(f"{name}.empty.{a}", f"x {sym} y", f"{a}[0,3]", f"{a}[3]|pos",
+                       paddle_bug=EMPTY_BUG,
+                       want=f"np.zeros((0, 3), '{_empty_dtype(name, a)}')"))
+    CASES.append(C(f"{name}.bad_bcast", f"x {sym} y", "float32[2,3]", "float32[4]"))
+
+# in-place operator forms rebind the name (Paddle's Tensor has no __iadd__)
+for name, sym in ARITH.items():
+    for a, b in (("float32", "float32"), ("float32", "int64"), ("int64", "float32")):
+        CASES.append(C(f"inplace.{name}.{a}.{b}", f"x {sym}= y\nreturn x", f"{a}[2,3]",
+                       f"{b}[2,3]{_pos(name, b)}"))
+    CASES.append(C(f"inplace.{name}.float32.scalar", f"x {sym}= 2\nreturn x", "float32[2,3]"))
+
+# matrix product: every rank combination, mixed dtypes
+MATMUL_SHAPES = {"1d_1d": ("[4]", "[4]"), "2d_1d": ("[3,4]", "[4]"), "1d_2d": ("[4]", "[4,2]"),
+                 "2d_2d": ("[3,4]", "[4,2]"), "3d_2d": ("[2,3,4]", "[4,5]"),
+                 "1d_3d": ("[4]", "[2,4,3]"), "3d_1d": ("[2,3,4]", "[4]"),
+                 "bcast": ("[2,1,3,4]", "[5,4,2]"), "mismatch": ("[3,4]", "[3,2]")}
+# Paddle 2.6.2's matmul_v2_grad raises on broadcast batch dims ("Input dimension size
+# should be equal to 2"): that gradient is checked by finite differences in tests/ops
+for sname, (sa, sb) in MATMUL_SHAPES.items():
+    CASES.append(C(f"matmul.{sname}.float32", "x @ y", f"float32{sa}", f"float32{sb}",
+                   grad=sname != "bcast"))
+for a, b in (("float64", "float64"), ("int64", "int64"), ("float32", "float64"),
+             ("float32", "int64"), ("int64", "float32"), ("int32", "int32")):
+    CASES.append(C(f"matmul.2d_2d.{a}.{b}", "x @ y", f"{a}[3,4]", f"{b}[4,2]"))
+
+# unary operators
+for a in DTYPES:
+    CASES.append(C(f"neg.{a}", "-x", f"{a}[2,3]"))
+    CASES.append(C(f"abs.{a}", "abs(x)", f"{a}[2,3]", paddle_code="paddle.abs(x)",
+                   note="Paddle 2.6.2's Tensor has no __abs__; sampan's is paddle.abs"))
+    CASES.append(C(f"invert.{a}", "~x", f"{a}[2,3]"))
+    CASES.append(C(f"pos_bool.{a}", "bool(x[0, 0])", f"{a}[2,3]", modes=("eager",)))
+    CASES.append(C(f"float.{a}", "float(x[0, 0])", f"{a}[2,3]", modes=("eager",)))
+    CASES.append(C(f"int.{a}", "int(x[0, 0])", f"{a}[2,3]", modes=("eager",)))
