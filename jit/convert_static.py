@@ -145,8 +145,12 @@ def _kind(x):
 
 
 def _as_bool(x):
+    """A tensor's truth value as eager Paddle 2.6 defines it: ``value > 0`` for
+    a non-bool tensor (so -1.0 is False, where a bool cast would say True)."""
     if is_static(x) or isinstance(x, Tensor):
-        return x if _np_dtype(x) == np.dtype(bool) else T.cast(x, "bool")
+        if _np_dtype(x) == np.dtype(bool):
+            return x
+        return T.greater_than(x, T.full([], 0, _np_dtype(x)))
     return T.full([], bool(x), "bool")
 
 
@@ -375,6 +379,9 @@ def static_shape(x):
 
 
 def static_cast(x, kind):
+    """``int(x)``/``float(x)`` cast; ``bool(x)`` is eager Paddle's ``x > 0``."""
+    if kind == "bool":
+        return _as_bool(x)
     return T.cast(x, _CASTS[kind])
 
 
