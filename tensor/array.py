@@ -116,15 +116,16 @@ def array_length(array):
 
 def tensor_array_to_tensor(input, axis=1, use_stack=False, name=None):
     """(the tensors of ``input`` concatenated (or stacked) along ``axis``, the
-    int32 sizes they contributed along it)."""
+    sizes they contributed along it: int64 for a dygraph list, int32 from the
+    static op, as in Paddle)."""
     if isinstance(input, list):
         from .manipulation import concat, stack
         from .creation_base import to_tensor
         if not input:
             raise ValueError("tensor_array_to_tensor: the array is empty")
         out = stack(input, axis) if use_stack else concat(input, axis)
-        sizes = [1] * len(input) if use_stack else [t.shape[axis] for t in input]
-        return out, to_tensor(np.asarray(sizes, np.int32))
+        sizes = [t.shape[axis] for t in input]       # also when stacking, as Paddle
+        return out, to_tensor(np.asarray(sizes, np.int64))
     _static().check_array(input, "tensor_array_to_tensor")
     return bind(_TO_TENSOR, (input,), {"axis": int(axis), "use_stack": bool(use_stack)})
 
