@@ -71,6 +71,25 @@ for name, sym in BINARY.items():
                        want=f"np.zeros((0, 3), '{_empty_dtype(name, a)}')"))
     CASES.append(C(f"{name}.bad_bcast", f"x {sym} y", "float32[2,3]", "float32[4]"))
 
+# float16: Paddle's CPU has no float16 arithmetic kernels (its GPU has); sampan computes
+# float16 on the CPU too (numpy rounds each result to float16, as the GPU kernels do)
+F16_EXT = ("sampan extension: float16 arithmetic on the CPU, where Paddle 2.6.2 registers "
+           "no float16 kernel (NotFound); the result is numpy's float16 arithmetic")
+_F16_PROMOTES = ("add", "sub", "mul")
+for name, sym in {**ARITH, **COMPARE}.items():
+    for a, b in (("float16", "float16"), ("float16", "float32"), ("float32", "float16")):
+        in_f16 = name in ARITH and a == "float16" and (b == "float16" or name not in _F16_PROMOTES)
+        want = f"x {sym} y.astype('float16')" if in_f16 else ""
+        if name == "floordiv" and in_f16:
+            want = f"np.floor_divide(x, y.astype('float16'))"
+        CASES.append(C(f"{name}.{a}.{b}", f"x {sym} y", f"{a}[2,3]", f"{b}[2,3]{_pos(name, b)}",
+                       rtol=1e-3, atol=1e-3, paddle_bug=F16_EXT if want else "", want=want))
+    in_f16 = name in ARITH and name not in ("add", "sub", "mul", "div")
+    CASES.append(C(f"{name}.float16.scalar_float", f"x {sym} 2.5",
+                   f"float16[2,3]{_pos(name, 'float16')}", rtol=1e-3, atol=1e-3,
+                   paddle_bug=F16_EXT if in_f16 else "",
+                   want=f"x {sym} np.float16(2.5)" if in_f16 else ""))
+
 # in-place operator forms rebind the name (Paddle's Tensor has no __iadd__)
 for name, sym in ARITH.items():
     for a, b in (("float32", "float32"), ("float32", "int64"), ("int64", "float32")):
