@@ -81,7 +81,9 @@ def trace(function, instance, args, kwargs, signature):
             leaves = _leaf_specs(signature, args, kwargs)
             feeds = [_feed_var(name, value, spec) for name, value, spec in leaves]
             feed_sg = [v.stop_gradient for v in feeds]
-            it = iter(feeds)
+            # the function gets views of the feed variables: an in-place op rebinding
+            # one (x.reshape_()) leaves the feed itself untouched
+            it = iter([v._view() for v in feeds])
             s_args = [_substitute(a, it) for a in args]
             s_kwargs = {k: _substitute(kwargs[k], it) for k in sorted(kwargs)}
             out = function(instance, *s_args, **s_kwargs) if instance is not None \

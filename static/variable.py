@@ -149,6 +149,32 @@ class Variable:
     def is_parameter(self):
         return self.desc.is_parameter
 
+    # ------------------------------------------------------------- in place
+    def _view(self):
+        """Another object viewing the same VarDesc (what an in-place write's
+        rebinding leaves behind under the old name)."""
+        v = Variable(self.block, desc=self.desc)
+        v.is_data = self.is_data
+        return v
+
+    def _inplace_assign(self, out):
+        """An in-place op on a Variable (``x.reshape_()``, ``x[i] = v``, ...) in a
+        Program: the result is the op's new variable ``out``, and this object
+        becomes a view of it, so later uses of the Python name read the written
+        value (as the eager Tensor does).  The old variable keeps its name in
+        the block, viewed by a new object.  A persistable variable (a parameter)
+        is written by ops naming it (``assign``), never rebound."""
+        if out is self or out.desc is self.desc:
+            return self
+        if self.persistable:
+            raise TypeError(f"cannot rebind the persistable variable '{self.name}' to the "
+                            f"result of an in-place op in a Program")
+        block = self.block
+        if block.vars.get(self.desc.name) is self:
+            block.vars[self.desc.name] = self._view()
+        self.block, self.desc, self.is_data = out.block, out.desc, False
+        return self
+
     # ------------------------------------------------------------- behaviour
     def __hash__(self):
         return id(self)

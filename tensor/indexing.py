@@ -24,7 +24,7 @@ import numpy as np
 
 from ..dygraph.tensor import Tensor
 from ..dygraph.tape import is_grad_enabled
-from ..ops import bind, get_op
+from ..ops import bind, get_op, OpError
 from ..ops.defs.indexing import VALUE_ATTRS, BIG
 from ..ops.dtypes import to_enum, to_np_dtype
 from .creation import is_var, full, zeros_like
@@ -33,8 +33,8 @@ from .operators import promote_floats
 from . import manipulation as M
 
 __all__ = ["gather", "gather_nd", "scatter", "scatter_", "index_select", "index_sample",
-           "take_along_axis", "where", "nonzero", "masked_select", "masked_fill",
-           "index_put", "index_put_"]
+           "take_along_axis", "where", "where_", "nonzero", "masked_select", "masked_fill",
+           "masked_fill_", "index_put", "index_put_"]
 METHODS = list(__all__)
 
 _OPS = {t: get_op(t) for t in (
@@ -118,7 +118,6 @@ def take_along_axis(arr, indices, axis, broadcast=True):
             target = list(ashape)
             target[ax] = ishape[ax]
         indices = M.broadcast_to(indices, target)
-        target = list(target)
         target[ax] = ashape[ax]
         arr = M.broadcast_to(arr, target)
     return bind(_OPS["take_along_axis"], (arr, indices), {"Axis": axis})[0]
@@ -162,6 +161,13 @@ def where(condition, x=None, y=None, name=None):
     return bind(_OPS["where"], (bc, bx, by))[0]
 
 
+def where_(condition, x=None, y=None, name=None):
+    """In place: x becomes ``where(condition, x, y)`` (both tensors)."""
+    if x is None or y is None or not is_var(x) or not is_var(y):
+        raise ValueError("paddle.where_: give both x and y, as tensors")
+    return inplace(x, lambda t: where(condition, t, y))
+
+
 def nonzero(x, as_tuple=False):
     """The [N, rank] int64 coordinates of x's nonzero entries (``where_index``);
     ``as_tuple``: one [N, 1] column per dim."""
@@ -185,6 +191,10 @@ def masked_fill(x, mask, value, name=None):
         value = full([], value, x.dtype)
     from .logic import logical_not
     return where(logical_not(mask), x, value)
+
+
+def masked_fill_(x, mask, value, name=None):
+    return inplace(x, lambda t: masked_fill(t, mask, value))
 
 
 def index_put(x, indices, value, accumulate=False, name=None):
@@ -295,6 +305,8 @@ class _Index:
                                          f"match indexed tensor {shape[d]} along axis {d}")
                 elif kind not in "iu":
                     raise IndexError(f"an index list must hold ints or bools, got {it!r}")
+                else:
+                    _check_list_index(it, shape, d)
                 self.adv.append((r, t, 1))
                 d += 1
                 r += 1
@@ -360,6 +372,17 @@ class _Index:
         for r, _, k in self.adv:
             pos += list(range(r, r + k))
         return pos
+
+
+def _check_list_index(values, shape, d):
+    """The entries of an index list lie in [-size, size) of the axis they index."""
+    flat = np.asarray(values).reshape(-1)
+    if flat.size and shape[d] >= 0:
+        lo, hi = int(flat.min()), int(flat.max())
+        if lo < -shape[d] or hi >= shape[d]:
+            bad = hi if hi >= shape[d] else lo
+            raise OpError(f"index {bad} is out of range for axis {d} with size {shape[d]} "
+                          f"(tensor shape {shape})")
 
 
 def _slice_bounds(s):

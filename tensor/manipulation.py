@@ -10,7 +10,8 @@ import numbers
 import numpy as np
 
 from ..ops import bind, get_op, OpError
-from .creation import int_list_args, is_var
+from ..ops.meta_rules import norm_axis
+from .creation import full, is_var
 
 __all__ = ["reshape", "reshape_", "transpose", "flatten", "squeeze", "squeeze_", "unsqueeze",
            "unsqueeze_", "concat", "split", "chunk", "stack", "unstack", "unbind", "slice",
@@ -22,7 +23,33 @@ METHODS = [n for n in __all__ if n not in ("shape", "broadcast_tensors")]
 _OPS = {t: get_op(t) for t in (
     "reshape2", "transpose2", "flatten_contiguous_range", "squeeze2", "unsqueeze2", "concat",
     "split", "stack", "unstack", "unbind", "slice", "strided_slice", "expand_v2",
-    "expand_as_v2", "tile", "flip", "roll", "shape", "size")}
+    "expand_as_v2", "broadcast_tensors", "tile", "flip", "roll", "shape", "size")}
+
+
+def int_list_args(value, what="shape"):
+    """``(ints, tensor, tensor_list)`` for an int-list argument that may hold
+    tensors, as Paddle's manipulation functions take it: a tensor is the whole
+    list; a list holding tensors becomes a list of tensors (numbers as [1]
+    int32 ``fill_constant``, tensors as they are) with -1 for them in the ints."""
+    if is_var(value):
+        return [], value, None
+    if isinstance(value, (numbers.Integral, np.integer)):
+        return [int(value)], None, None
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if not isinstance(value, (list, tuple)):
+        raise TypeError(f"{what} must be a list, tuple or Tensor, got {type(value).__name__}")
+    if any(is_var(v) for v in value):
+        tensors = [v if is_var(v) else full([1], int(v), "int32") for v in value]
+        return [-1 if is_var(v) else int(v) for v in value], None, tensors
+    return [int(v) for v in value], None, None
+
+
+def _one_element_checks(shape):
+    """The ``numel(t) == 1`` checks Paddle's expand/tile append for each tensor
+    of a shape argument (their results are not used: Paddle asserts on them)."""
+    for t in [shape] if is_var(shape) else [v for v in shape if is_var(v)]:
+        numel(t) == 1     # noqa: B015  (the ops only, as Paddle appends them)
 
 
 def _axes(axis):
@@ -55,8 +82,11 @@ def moveaxis(x, source, destination, name=None):
     nd = len(x.shape)
     if len(src) != len(dst):
         raise OpError(f"moveaxis: source {src} and destination {dst} differ in length")
-    src = [s % nd for s in src]
-    dst = [d % nd for d in dst]
+    src = [norm_axis(s, nd, "moveaxis: source") for s in src]
+    dst = [norm_axis(d, nd, "moveaxis: destination") for d in dst]
+    if len(set(src)) != len(src) or len(set(dst)) != len(dst):
+        raise OpError(f"moveaxis: each axis of source {src} and of destination {dst} must "
+                      f"be unique")
     rest = [i for i in range(nd) if i not in src]
     perm = [None] * nd
     for s, d in zip(src, dst):
@@ -68,6 +98,11 @@ def moveaxis(x, source, destination, name=None):
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
     return bind(_OPS["flatten_contiguous_range"], (x,),
                 {"start_axis": int(start_axis), "stop_axis": int(stop_axis)})[0]
+
+
+def flatten_(x, start_axis=0, stop_axis=-1, name=None):
+    from .indexing import inplace
+    return inplace(x, lambda t: flatten(t, start_axis, stop_axis))
 
 
 def squeeze(x, axis=None, name=None):
@@ -166,6 +201,7 @@ def strided_slice(x, axes, starts, ends, strides, name=None):
 
 # ------------------------------------------------------------ expand / tile / flip
 def expand(x, shape, name=None):
+    _one_element_checks(shape)
     ints, st, sl = int_list_args(shape)
     return bind(_OPS["expand_v2"], (x, st, sl), {"shape": ints})[0]
 
@@ -178,12 +214,12 @@ def expand_as(x, y, name=None):
 
 
 def broadcast_tensors(input, name=None):
-    shapes = [tuple(t.shape) for t in input]
-    target = np.broadcast_shapes(*shapes)
-    return [t if tuple(t.shape) == target else expand(t, list(target)) for t in input]
+    return list(bind(_OPS["broadcast_tensors"], (list(input),))[0])
 
 
 def tile(x, repeat_times, name=None):
+    if not is_var(repeat_times):
+        _one_element_checks(repeat_times)
     ints, rt, rl = int_list_args(repeat_times, "repeat_times")
     return bind(_OPS["tile"], (x, rt, rl), {"repeat_times": ints})[0]
 
@@ -251,6 +287,6 @@ def _T(x):
     return transpose(x, list(range(len(x.shape)))[::-1])
 
 
-EXTRA_METHODS = {"T": property(_T), "mT": property(
+EXTRA_METHODS = {"flatten_": flatten_, "T": property(_T), "mT": property(
     lambda x: transpose(x, list(range(len(x.shape) - 2)) + [len(x.shape) - 1,
                                                             len(x.shape) - 2]))}

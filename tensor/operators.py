@@ -163,10 +163,14 @@ def _make(method, op_type, reverse=False):
     is_div = op_type == "elementwise_div"
 
     def fn(self, other):
-        # tensor operands of one dtype go straight to the op (the hot path)
+        # tensor operands of one dtype go straight to the op (the hot path); an eager
+        # Tensor's array dtype is read directly, a static Variable's through .dtype
         if type(other) is type(self):
-            dt = self.dtype
-            if other.dtype is dt and not (is_div and _is_int(dt.np_dtype)):
+            try:
+                dt, odt = self._data.dtype, other._data.dtype
+            except AttributeError:
+                dt, odt = self.dtype.np_dtype, other.dtype.np_dtype
+            if dt is odt and not (is_div and dt.kind in "iub"):
                 return bind(op, (other, self) if reverse else (self, other))[0]
         return binary(method, op, reverse, self, other)
     fn.__name__ = fn.__qualname__ = method

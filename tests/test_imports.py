@@ -106,7 +106,8 @@ def test_import_edges_follow_the_architecture():
 
 # the real-Paddle side of the oracle: scripts run in the side venv, never imported here
 ORACLE_SCRIPTS = (os.path.join("tests", "interop", ""),
-                  os.path.join("tests", "conformance", "record.py"))
+                  os.path.join("tests", "conformance", "record.py"),
+                  os.path.join("tests", "conformance", "record_kernels.py"))
 
 
 def test_nothing_imports_paddle():

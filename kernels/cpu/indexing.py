@@ -8,7 +8,7 @@ import numpy as np
 
 from ..registry import kernel, ALL, FLOATS, NUMERIC
 from ...ops import OpError
-from ...ops.defs.indexing import decrease, VALUE_ATTRS
+from ...ops.defs.indexing import decrease, check_strided_axes, VALUE_ATTRS
 from ...ops.dtypes import to_np_dtype
 from .elementwise import reduce_to
 from .manipulation import ints_of, int_of
@@ -36,30 +36,42 @@ def sum_to(g, shape):
 
 
 # ------------------------------------------------------------ slicing
-def _slices(ndim, axes, starts, ends, steps=None):
+def _slices(shape, axes, starts, ends, steps=None, decrease_axes=()):
+    """The numpy index of a slice op.  A decreased axis (an int index) takes the
+    one element at its start, whatever its end says (a tensor index -1 has end 0)."""
+    ndim = len(shape)
     idx = [slice(None)] * ndim
+    dec = {int(a) + ndim if int(a) < 0 else int(a) for a in decrease_axes}
     for i, a in enumerate(axes):
         a = int(a)
-        idx[a + ndim if a < 0 else a] = slice(int(starts[i]), int(ends[i]),
-                                              1 if steps is None else int(steps[i]))
+        a = a + ndim if a < 0 else a
+        start = int(starts[i])
+        if a in dec:
+            if not -shape[a] <= start < shape[a]:
+                raise OpError(f"index {start} is out of range for axis {a} with size "
+                              f"{shape[a]} (input shape {list(shape)})")
+            idx[a] = slice(start, start + 1 if start != -1 else None)
+        else:
+            idx[a] = slice(start, int(ends[i]), 1 if steps is None else int(steps[i]))
     return tuple(idx)
 
 
-def _slice_index(x_ndim, ins, attrs, strided):
+def _slice_index(shape, ins, attrs, strided, dec_key="decrease_axis"):
     if strided:
         st, et, pt, sl, el, pl = ins
         steps = ints_of(pt, pl, attrs["strides"])
+        check_strided_axes(attrs["axes"])
     else:
         st, et, sl, el = ins
         steps = None
-    return _slices(x_ndim, attrs["axes"], ints_of(st, sl, attrs["starts"]),
-                   ints_of(et, el, attrs["ends"]), steps)
+    return _slices(shape, attrs["axes"], ints_of(st, sl, attrs["starts"]),
+                   ints_of(et, el, attrs["ends"]), steps, attrs.get(dec_key, ()))
 
 
 def _slice_fwd(strided, dec_key="decrease_axis"):
     def k(ins, attrs, need):
         x = ins[0]
-        out = x[_slice_index(x.ndim, ins[1:], attrs, strided)]
+        out = x[_slice_index(x.shape, ins[1:], attrs, strided, dec_key)]
         if attrs[dec_key]:
             out = out.reshape(decrease(out.shape, attrs[dec_key]))
         return (out,)
@@ -70,7 +82,7 @@ def _slice_bwd(strided):
     def k(ins, attrs, need):
         x, g = ins[0], ins[-1]
         gx = np.zeros(x.shape, g.dtype)
-        region = gx[_slice_index(x.ndim, ins[1:-1], attrs, strided)]
+        region = gx[_slice_index(x.shape, ins[1:-1], attrs, strided)]
         region[...] = g.reshape(region.shape)
         return (gx,)
     return k
@@ -88,6 +100,9 @@ def _gather_args(x, idx, at, attrs):
     axis = axis + x.ndim if axis < 0 else axis
     if idx.ndim == 2 and idx.shape[1] == 1:
         idx = idx.reshape(-1)
+    elif idx.ndim > 1:
+        raise OpError(f"op 'gather': Index must be 0-D, 1-D or [N, 1], got shape "
+                      f"{list(idx.shape)}")
     return axis, idx
 
 
@@ -145,6 +160,8 @@ def gather_nd_grad(ins, attrs, need):
 @kernel("index_select", dtypes=NUMERIC)
 def index_select(ins, attrs, need):
     x, idx = ins
+    if idx.ndim != 1:
+        raise OpError(f"op 'index_select': Index must be 1-D, got shape {list(idx.shape)}")
     d = attrs["dim"] + x.ndim if attrs["dim"] < 0 else attrs["dim"]
     check_index("index_select", idx, x.shape[d], d, x.shape)
     return (np.take(x, idx, axis=d),)
@@ -175,6 +192,9 @@ def index_sample_grad(ins, attrs, need):
 @kernel("take_along_axis", dtypes=NUMERIC)
 def take_along_axis(ins, attrs, need):
     x, idx = ins
+    if idx.dtype.kind not in "iu":
+        raise OpError(f"op 'take_along_axis': Index must be an integer tensor, got dtype "
+                      f"{idx.dtype}")
     axis = attrs["Axis"] + x.ndim if attrs["Axis"] < 0 else attrs["Axis"]
     check_index("take_along_axis", idx, x.shape[axis], axis, x.shape)
     return (np.take_along_axis(x, idx, axis=axis),)
@@ -227,6 +247,8 @@ def scatter_grad(ins, attrs, need):
 @kernel("where", dtypes=NUMERIC)
 def where(ins, attrs, need):
     c, x, y = ins
+    if c.dtype != np.bool_:
+        raise OpError(f"op 'where': Condition must be bool, got dtype {c.dtype}")
     return (np.where(c, x, y),)
 
 
@@ -244,6 +266,8 @@ def where_grad(ins, attrs, need):
 
 @kernel("where_index", dtypes=ALL)
 def where_index(ins, attrs, need):
+    if ins[0].ndim == 0:
+        raise OpError("op 'where_index': Condition must have at least 1 dim, got a 0-D tensor")
     return (np.argwhere(ins[0]).astype(np.int64),)
 
 
@@ -265,10 +289,11 @@ def masked_select_grad(ins, attrs, need):
 
 
 # ------------------------------------------------------------ set_value / index_put
-def _set_value_index(ndim, ins, attrs):
+def _set_value_index(shape, ins, attrs):
     st, et, pt = ins
-    return _slices(ndim, attrs["axes"], ints_of(None, st, attrs["starts"]),
-                   ints_of(None, et, attrs["ends"]), ints_of(None, pt, attrs["steps"]))
+    return _slices(shape, attrs["axes"], ints_of(None, st, attrs["starts"]),
+                   ints_of(None, et, attrs["ends"]), ints_of(None, pt, attrs["steps"]),
+                   attrs["decrease_axes"])
 
 
 def _user_shape(region_shape, attrs):
@@ -292,7 +317,7 @@ def _attr_values(attrs, dtype):
 def set_value(ins, attrs, need):
     x, v = ins[0], ins[1]
     out = x.copy()
-    region = out[_set_value_index(x.ndim, ins[2:], attrs)]
+    region = out[_set_value_index(x.shape, ins[2:], attrs)]
     if v is None:
         v = _attr_values(attrs, x.dtype)
     user = _user_shape(region.shape, attrs)
@@ -310,7 +335,7 @@ def set_value(ins, attrs, need):
 @kernel("set_value_grad", dtypes=FLOATS)
 def set_value_grad(ins, attrs, need):
     g, v = ins[0], ins[1]
-    idx = _set_value_index(g.ndim, ins[2:], attrs)
+    idx = _set_value_index(g.shape, ins[2:], attrs)
     gx = gv = None
     if need is None or need[0]:
         gx = g.copy()

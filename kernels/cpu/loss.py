@@ -134,6 +134,9 @@ def sigmoid_cross_entropy_with_logits_grad(ins, attrs, need):
 @kernel("huber_loss")
 def huber_loss(ins, attrs, need):
     x, y = ins
+    if x.shape != y.shape:          # no broadcasting (numpy would)
+        raise OpError(f"huber_loss: input X {list(x.shape)} and label Y {list(y.shape)} must "
+                      f"have the same shape")
     delta = attrs["delta"]
     r = y - x
     a = np.abs(r)

@@ -10,7 +10,8 @@ from ..registry import kernel, ALL, FLOATS, NUMERIC
 from ...ops import OpError
 from ...ops.defs.manipulation import (reshape_target, check_perm, flatten_shape,
                                       squeeze_shape, unsqueeze_shape, expand_target,
-                                      split_sizes, pad3d_spatial)
+                                      split_sizes, pad3d_spatial, check_repeat_times,
+                                      check_roll_shifts, check_same_dtype)
 from .elementwise import reduce_to
 
 
@@ -90,6 +91,7 @@ def unsqueeze2(ins, attrs, need):
 @kernel("concat", dtypes=ALL)
 def concat(ins, attrs, need):
     xs, at = ins
+    check_same_dtype((x.dtype for x in xs), "concat")
     return (np.concatenate(xs, axis=int_of(at, attrs["axis"])),)
 
 
@@ -114,6 +116,7 @@ def split(ins, attrs, need):
 
 @kernel("stack", dtypes=ALL)
 def stack(ins, attrs, need):
+    check_same_dtype((x.dtype for x in ins[0]), "stack")
     return (np.stack(ins[0], axis=attrs["axis"]),)
 
 
@@ -179,7 +182,9 @@ def broadcast_tensors_grad(ins, attrs, need):
 @kernel("tile", dtypes=ALL)
 def tile(ins, attrs, need):
     x, rt, rl = ins
-    return (np.tile(x, ints_of(rt, rl, attrs["repeat_times"])),)
+    reps = ints_of(rt, rl, attrs["repeat_times"])
+    check_repeat_times(reps)
+    return (np.tile(x, reps),)
 
 
 @kernel("tile_grad", dtypes=FLOATS)
@@ -204,6 +209,7 @@ def flip(ins, attrs, need):
 def _roll_args(st, attrs):
     shifts = ints_of(st, None, attrs["shifts"])
     axes = attrs["axis"]
+    check_roll_shifts(shifts, axes)
     return (shifts[0] if not axes else tuple(shifts)), (None if not axes else tuple(axes))
 
 

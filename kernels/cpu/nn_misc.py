@@ -1,5 +1,6 @@
-"""numpy kernels of dropout, lookup_table_v2 and the resize ops
-(nearest_interp_v2, bilinear_interp_v2), with their grads.
+"""numpy kernels of dropout, lookup_table_v2 and the 4-D resize ops
+(nearest_interp_v2, bilinear_interp_v2), with their grads (interp.py has the
+other resize kernels, and nearest_interp_v2 on 5-D inputs).
 
 Resizing is separable: each output row/column reads one (nearest) or two
 (bilinear) source rows/columns with fixed weights, so forward is two gathers
@@ -10,6 +11,7 @@ import numpy as np
 
 from ...ops import OpError
 from ...ops.defs.nn_misc import interp_size, interp_ratio, F32
+from .interp import nearest_nd, nearest_nd_grad
 from ..random import rng_for
 from ..registry import kernel, FLOATS
 
@@ -145,12 +147,16 @@ def _out(a, last):
 
 @kernel("nearest_interp_v2", dtypes=FLOATS + ("int32", "int64", "uint8"))
 def nearest_interp_v2(ins, attrs, need):
+    if ins[0].ndim != 4:
+        return nearest_nd(ins, attrs, need)
     xc, last, (hi, wi) = _plan(ins, attrs)
     return (_out(xc[:, :, hi][:, :, :, wi], last),)
 
 
 @kernel("nearest_interp_v2_grad")
 def nearest_interp_v2_grad(ins, attrs, need):
+    if ins[0].ndim != 4:
+        return nearest_nd_grad(ins, attrs, need)
     xc, last, (hi, wi) = _plan(ins, attrs)
     g = ins[4].transpose(0, 3, 1, 2) if last else ins[4]
     t = _scatter_sorted(g, wi, xc.shape[3], 3)

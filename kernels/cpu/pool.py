@@ -17,6 +17,11 @@ from ...ops.defs.nn_conv import pool_geometry, channel_last
 from ..registry import kernel
 
 
+# Paddle's max pooling starts every window at -FLT_MAX (also for float64), so a
+# window wholly in the padding (ceil_mode) gives -FLT_MAX, not -inf
+_MAX_INIT = -float(np.finfo(np.float32).max)
+
+
 def _nchw(a, last):
     return a.transpose(0, 3, 1, 2) if last else a
 
@@ -76,13 +81,26 @@ def _counts(size, k, s, pad, o):
     return (end - np.maximum(start, 0)).astype(np.float64)
 
 
+def _inclusive_counts(size, k, s, pad, o):
+    """Per-output window sizes counting the padding (exclusive=False): Paddle ends
+    a window at the input plus the leading pad, so a ceil_mode window past it is
+    smaller than the kernel."""
+    start = np.arange(o) * s - pad
+    return (np.minimum(start + k, size + pad) - start).astype(np.float64)
+
+
 def _avg_divisor(x, geo):
-    if not geo.exclusive or geo.tiles:
-        return float(geo.k[0] * geo.k[1])
+    full = float(geo.k[0] * geo.k[1])
+    if geo.tiles:
+        return full
     h, w = x.shape[2:]
-    ch = _counts(h, geo.k[0], geo.s[0], geo.pads[0][0], geo.out[0])
-    cw = _counts(w, geo.k[1], geo.s[1], geo.pads[1][0], geo.out[1])
-    return np.outer(ch, cw).astype(x.dtype)
+    count = _counts if geo.exclusive else _inclusive_counts
+    ch = count(h, geo.k[0], geo.s[0], geo.pads[0][0], geo.out[0])
+    cw = count(w, geo.k[1], geo.s[1], geo.pads[1][0], geo.out[1])
+    d = np.outer(ch, cw)
+    if not geo.exclusive and (d == full).all():
+        return full
+    return d.astype(x.dtype)
 
 
 def _bins(size, o):
@@ -113,7 +131,7 @@ def pool_forward(x, geo, is_max):
         return np.matmul(np.matmul(ah, x), aw.T)
     # one strided slice per kernel offset: numpy reduces small, strided window
     # axes slowly, but combines whole slices at full speed
-    xp = _padded(x, geo, -np.inf if is_max else 0)
+    xp = _padded(x, geo, _MAX_INIT if is_max else 0)
     out = None
     for _, _, sl in _offsets(geo):
         v = xp[sl]
@@ -152,7 +170,7 @@ def _window_argmax(x, geo):
     w = x.shape[3]
     (oh, ow), (sh, sw) = geo.out, geo.s
     (pt, _), (pl, _) = geo.pads
-    xp = _padded(x, geo, -np.inf)
+    xp = _padded(x, geo, _MAX_INIT)
     rows0 = np.arange(oh)[:, None] * sh - pt
     cols0 = np.arange(ow)[None, :] * sw - pl
     best = idx = None
@@ -184,7 +202,7 @@ def pool_backward(x, out, g, geo, is_max):
         aw = _adaptive_matrix(w, geo.out[1], x.dtype)
         return np.matmul(np.matmul(ah.T, g), aw)
     (pt, _), (pl, _) = geo.pads
-    xp = _padded(x, geo, -np.inf if is_max else 0)
+    xp = _padded(x, geo, _MAX_INIT if is_max else 0)
     dxp = np.zeros(xp.shape, g.dtype)
     if not is_max:
         gs = g / _avg_divisor(x, geo)

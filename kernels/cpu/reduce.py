@@ -67,7 +67,10 @@ def _mean(x, ax, dt, kd):
     """np.mean(x, ax, dtype=dt, keepdims=kd) without its Python-level wrapper
     for float32/float64 (the same sum, the same division in float64 by the
     count as an intp, so the same bits); other cases call np.mean."""
-    if dt is not x.dtype or dt.kind != "f" or dt.itemsize < 4 or not x.size:
+    if not x.size:
+        raise OpError("op 'reduce_mean': the tensor to reduce is empty (its mean is "
+                      "undefined; Paddle raises too)")
+    if dt is not x.dtype or dt.kind != "f" or dt.itemsize < 4:
         return np.mean(x, axis=ax, dtype=dt, keepdims=kd)
     s = np.add.reduce(x, axis=ax, dtype=dt, keepdims=kd)
     if type(s) is np.ndarray:

@@ -80,6 +80,9 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=
         s = str(list(normalized_shape))
         raise ValueError(f"Given normalized_shape is {s}, expected input with shape "
                          f"[*, {s[1:]}, but got input shape {shape}")
+    if not 0.0 <= epsilon <= 0.001:
+        raise ValueError(f"'epsilon' in Op(LayerNorm) should be between 0.0 and 0.001, but "
+                         f"received {epsilon}")
     attrs = {"epsilon": float(epsilon), "begin_norm_axis": begin}
     return bind(_LN, (x, weight, bias), attrs)[0]
 

@@ -43,6 +43,16 @@ def _with_index(x, ksize, strides, paddings, adaptive):
     return bind(_WITH_INDEX, (x,), attrs)
 
 
+def _pool_padding(padding, num_dims, channel_last, ceil_mode):
+    """update_padding_nd, refusing negative pads (Paddle 2.6.2 accepts them and
+    crops the input: README, deviations)."""
+    pad, algo = update_padding_nd(padding, num_dims, channel_last, ceil_mode)
+    if any(p < 0 for p in pad):
+        raise ValueError(f"Invalid padding, all value should be larger than or equal to 0, "
+                         f"but received: {pad}")
+    return pad, algo
+
+
 def _expand_1d_padding(padding):
     """A 1-D padding list as the 2-D one of the unsqueezed input."""
     if len(padding) == 2:
@@ -64,7 +74,7 @@ def max_pool2d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_m
     _check_format(data_format, "max_pool2d")
     _check_rank(x, 4, "max_pool2d")
     k, s = _window(kernel_size, stride, 2)
-    pad, algo = update_padding_nd(padding, 2, data_format == "NHWC", ceil_mode)
+    pad, algo = _pool_padding(padding, 2, data_format == "NHWC", ceil_mode)
     if return_mask:
         if data_format == "NHWC":
             raise ValueError("When setting return_mask to true, data_format must be set to "
@@ -78,7 +88,7 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusiv
     _check_format(data_format, "avg_pool2d")
     _check_rank(x, 4, "avg_pool2d")
     k, s = _window(kernel_size, stride, 2)
-    pad, algo = update_padding_nd(padding, 2, data_format == "NHWC", ceil_mode)
+    pad, algo = _pool_padding(padding, 2, data_format == "NHWC", ceil_mode)
     out = _pool(x, "avg", k, s, pad, algo, ceil_mode, exclusive, data_format)
     if divisor_override is None:
         return out
@@ -124,7 +134,7 @@ def max_pool1d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_m
                name=None):
     _check_rank(x, 3, "max_pool1d")
     k, s = _window(kernel_size, stride, 1)
-    pad, algo = update_padding_nd(padding, 1, False, ceil_mode)
+    pad, algo = _pool_padding(padding, 1, False, ceil_mode)
     pad = _expand_1d_padding(pad)
     x4 = T.unsqueeze(x, [2])
     if return_mask:
@@ -137,7 +147,7 @@ def avg_pool1d(x, kernel_size, stride=None, padding=0, exclusive=True, ceil_mode
                name=None):
     _check_rank(x, 3, "avg_pool1d")
     k, s = _window(kernel_size, stride, 1)
-    pad, algo = update_padding_nd(padding, 1, False, ceil_mode)
+    pad, algo = _pool_padding(padding, 1, False, ceil_mode)
     pad = _expand_1d_padding(pad)
     x4 = T.unsqueeze(x, [2])
     out = _pool(x4, "avg", [1] + k, [1] + s, pad, algo, ceil_mode, exclusive, "NCHW")

@@ -1,10 +1,10 @@
 """``paddle.nn.functional`` resizing and pixel shuffling: interpolate (upsample),
 pixel_shuffle.
 
-interpolate follows Paddle 2.6: 'nearest' and 'bilinear' on 4-D inputs use
-nearest_interp_v2 / bilinear_interp_v2 (size as out_h/out_w, or a scale list;
-tensors go to the OutSize / SizeTensor / Scale inputs), 'area' is adaptive
-average pooling.
+interpolate follows Paddle 2.6: one ``<mode>_interp_v2`` op per mode
+(nearest on 4-D / 5-D, linear on 3-D, bilinear / bicubic on 4-D, trilinear on
+5-D inputs); the size goes to out_d/out_h/out_w, or a scale list (tensors go to
+the OutSize / SizeTensor / Scale inputs); 'area' is adaptive average pooling.
 """
 import numbers
 
@@ -14,9 +14,11 @@ from ...ops import bind, get_op
 
 __all__ = ["interpolate", "upsample", "pixel_shuffle"]
 
-_INTERP = {"nearest": get_op("nearest_interp_v2"), "bilinear": get_op("bilinear_interp_v2")}
+_INTERP = {m: get_op(f"{m}_interp_v2")
+           for m in ("nearest", "linear", "bilinear", "bicubic", "trilinear")}
 _PIXEL_SHUFFLE = get_op("pixel_shuffle")
 _METHODS = ("LINEAR", "BILINEAR", "TRILINEAR", "NEAREST", "BICUBIC", "AREA")
+_FORMATS = {3: ("NCW", "NWC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
 
 
 def _is_tensor(v):
@@ -38,7 +40,8 @@ def _size_inputs(size, nd):
     for d in size:
         if d <= 0:
             raise ValueError("Each dimension size given in out_shape must be greater than 0.")
-    return {"out_h": int(size[0]), "out_w": int(size[1])}, None, None
+    names = ("out_d", "out_h", "out_w")[5 - nd:]
+    return {k: int(d) for k, d in zip(names, size)}, None, None
 
 
 def _scale_inputs(scale, nd):
@@ -65,6 +68,18 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
         raise ValueError("The 'resample' of image_resize can only be 'area', 'linear', "
                          "'bilinear', 'trilinear', 'bicubic' or 'nearest' currently.")
     nd = len(x.shape)
+    if resample == "LINEAR" and nd != 3:
+        raise ValueError("'linear' only support 3-D tensor.")
+    if resample == "NEAREST" and nd not in (4, 5):
+        raise ValueError("'NEAREST' only support 4-D  or 5-D tensor.")
+    if resample in ("BILINEAR", "BICUBIC") and nd != 4:
+        raise ValueError("'bilinear' and 'bicubic' only support 4-D tensor.")
+    if resample == "TRILINEAR" and nd != 5:
+        raise ValueError("'trilinear'only support 5-D tensor.")
+    if size is None and scale_factor is None:
+        raise ValueError("One of size and scale_factor must not be None.")
+    if isinstance(size, (list, tuple)) and len(size) != nd - 2:
+        raise ValueError("The x and size should satisfy rank(x) - 2 == len(size).")
     if not isinstance(align_corners, bool):
         raise TypeError("Attr align_corners should be a bool value")
     if align_mode not in (0, 1):
@@ -72,32 +87,29 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     if align_corners and resample == "NEAREST":
         raise ValueError("align_corners option can only be set with the interpolating "
                          "modes: linear | bilinear | bicubic | trilinear")
-    if size is None and scale_factor is None:
-        raise ValueError("One of size and scale_factor must not be None.")
-    if size is not None and scale_factor is not None:
-        raise ValueError("Only one of size or scale_factor should be defined.")
     if resample == "AREA":
         if size is None:
             raise ValueError("output size can not be None in AREA mode")
+        # Paddle pools with the default (channels-first) layout whatever data_format says
         from . import pooling
         if nd == 3:
             return pooling.adaptive_avg_pool1d(x, size)
         if nd == 4:
-            return pooling.adaptive_avg_pool2d(x, size, data_format=data_format)
-        raise NotImplementedError("AREA interpolation supports 3-D and 4-D inputs")
-    if resample not in ("NEAREST", "BILINEAR"):
-        raise NotImplementedError(f"interpolate mode '{mode}' is not supported yet "
-                                  f"(only 'nearest', 'bilinear' and 'area')")
-    if nd != 4:
-        raise ValueError(f"'{resample}' interpolation needs a 4-D tensor here, got "
-                         f"{nd}-D input")
-    if data_format not in ("NCHW", "NHWC"):
+            return pooling.adaptive_avg_pool2d(x, size)
+        raise NotImplementedError("AREA interpolation of 5-D inputs (adaptive_avg_pool3d) "
+                                  "is not supported yet")
+    data_format = data_format.upper()
+    if nd in _FORMATS and data_format not in _FORMATS[nd]:
         raise ValueError(f"Got wrong value for param `data_format`: {data_format} received "
-                         f"but only `NCHW` or `NHWC` supported for 4-D input.")
+                         f"but only `{_FORMATS[nd][0]}` or `{_FORMATS[nd][1]}` supported for "
+                         f"{nd}-D input.")
+    if size is not None and scale_factor is not None:
+        raise ValueError("Only one of size or scale_factor should be defined.")
     attrs = {"out_d": -1, "out_h": -1, "out_w": -1, "scale": [],
              "interp_method": resample.lower(),
              "align_corners": False if resample == "NEAREST" else align_corners,
-             "align_mode": int(align_mode), "data_layout": data_format}
+             "align_mode": int(align_mode),
+             "data_layout": "NCHW" if data_format[1] == "C" else "NHWC"}
     out_size = size_tensor = scale_tensor = None
     if size is not None:
         upd, out_size, size_tensor = _size_inputs(size, nd)

@@ -80,7 +80,9 @@ def _prelu_infer(metas, attrs):
     mode = attrs["mode"]
     if mode not in ("all", "channel", "element"):
         raise OpError(f"attribute mode must be 'all', 'channel' or 'element', got '{mode}'")
-    if attrs["data_format"] not in ("NCHW", "NHWC", "NC", "NCL", "NCDHW", "NLC", "NDHWC"):
+    # only a per-channel Alpha reads the layout (Paddle passes any string through "all")
+    if mode == "channel" and attrs["data_format"] not in (
+            "NCHW", "NHWC", "NC", "NCL", "NCDHW", "NLC", "NDHWC"):
         raise OpError(f"attribute data_format '{attrs['data_format']}' is not supported")
     return (x,)
 

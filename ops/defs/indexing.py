@@ -57,8 +57,16 @@ def _slice_infer(metas, attrs):
                           attrs["decrease_axis"]),)
 
 
+def check_strided_axes(axes):
+    """Paddle's strided_slice takes no negative axis (slice does)."""
+    for i, a in enumerate(axes):
+        if int(a) < 0:
+            raise OpError(f"strided_slice: axes[{i}] is {a}; the axes must be >= 0")
+
+
 def _strided_infer(metas, attrs):
     x = metas[0]
+    check_strided_axes(attrs["axes"])
     dynamic = any(m is not None and m != [] for m in metas[1:])
     return (_sliced_shape(x, attrs["axes"], attrs["starts"], attrs["ends"], attrs["strides"],
                           dynamic, attrs["decrease_axis"]),)
@@ -239,8 +247,13 @@ defop("where", "Condition X Y", "Out", infer=_where_infer,
       same_dtype=("X", "Y"), dtype_from="X", no_need_buffer=("X", "Y"),
       no_grad_inputs=("Condition",))
 
-defop("where_index", "Condition", "Out",
-      infer=lambda m, a: (Meta((-1, len(m[0].shape)), INT64),))
+def _where_index_infer(metas, attrs):
+    if not metas[0].shape:
+        raise OpError("where_index: Condition must have at least 1 dim, got a 0-D tensor")
+    return (Meta((-1, len(metas[0].shape)), INT64),)
+
+
+defop("where_index", "Condition", "Out", infer=_where_index_infer)
 
 
 def _masked_infer(metas, attrs):

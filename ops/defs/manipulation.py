@@ -117,8 +117,29 @@ def expand_target(xshape, shape):
     return tuple(out)
 
 
+def check_repeat_times(reps):
+    for r in reps:
+        if int(r) <= 0:
+            raise OpError(f"tile: every element of repeat_times must be positive, got "
+                          f"{[int(v) for v in reps]}")
+
+
+def check_roll_shifts(shifts, axes):
+    if axes and len(shifts) != len(axes):
+        raise OpError(f"roll: shifts {list(shifts)} and axis {list(axes)} must have the same "
+                      f"length (or give no axis)")
+
+
+def check_same_dtype(dtypes, op):
+    dts = list(dtypes)
+    if len(set(dts)) > 1:
+        raise OpError(f"{op}: inputs have different dtypes {[str(d) for d in dts]}; cast "
+                      f"them to one dtype first")
+
+
 def tile_shape(xshape, reps):
     reps = [int(r) for r in reps]
+    check_repeat_times(reps)
     n = max(len(reps), len(xshape))
     reps = [1] * (n - len(reps)) + reps
     xs = [1] * (n - len(xshape)) + list(xshape)
@@ -328,6 +349,7 @@ def _stack_infer(metas, attrs):
     xs = metas[0]
     if not xs:
         raise OpError("stack: X is an empty list")
+    check_same_dtype((m.dtype for m in xs), "stack")
     s0 = tuple(xs[0].shape)
     for i, m in enumerate(xs[1:], 1):
         if len(m.shape) != len(s0) or any(a != b and a >= 0 and b >= 0
@@ -457,7 +479,13 @@ defop("flip", "X", "Out", (("axis", "INTS", []),), infer=_check_axes,
 
 _ROLL_ATTRS = (("shifts", "LONGS", []), ("axis", "LONGS", []))
 defgrad("roll_grad", "X ShiftsTensor? Out@GRAD", "X@GRAD", _ROLL_ATTRS)
-defop("roll", "X ShiftsTensor?", "Out", _ROLL_ATTRS, infer=_check_axes,
+def _roll_infer(metas, attrs):
+    if metas[1] is None:
+        check_roll_shifts(attrs["shifts"], attrs["axis"])
+    return _check_axes(metas, attrs)
+
+
+defop("roll", "X ShiftsTensor?", "Out", _ROLL_ATTRS, infer=_roll_infer,
       grad=grad_op("roll_grad", uses=("X", "ShiftsTensor")), no_need_buffer=("X",),
       no_grad_inputs=("ShiftsTensor",))
 

@@ -1,5 +1,7 @@
 """Other neural-network ops: dropout, lookup_table_v2 (embedding), and the
-resize ops nearest_interp_v2 / bilinear_interp_v2, with their grads.
+resize ops nearest_interp_v2 (4-D, 5-D) / linear_interp_v2 (3-D) /
+bilinear_interp_v2 / bicubic_interp_v2 (4-D) / trilinear_interp_v2 (5-D), with
+their grads.
 
 The resize geometry (output size and source ratio, computed in float32 as
 Paddle's kernels do) lives here once; the kernels import it.
@@ -90,6 +92,29 @@ def interp_size(in_hw, attrs, out_size=None, size_list=None, scale_arr=None):
     return (oh, ow), (sh, sw)
 
 
+def interp_sizes(in_sizes, attrs, out_size=None, size_list=None, scale_arr=None):
+    """(output sizes, scales) over 1, 2 or 3 spatial dims (W; H, W; D, H, W), by
+    interp_size's rule: SizeTensor, else the Scale tensor / scale attr (one value
+    for every dim, or one per dim), then OutSize overriding the size."""
+    n = len(in_sizes)
+    if n == 2:
+        outs, scales = interp_size(in_sizes, attrs, out_size, size_list, scale_arr)
+        return list(outs), list(scales)
+    scales = [-1.0] * n
+    if size_list:
+        return [int(v) for v in size_list[:n]], scales
+    outs = [attrs[k] for k in ("out_d", "out_h", "out_w")[3 - n:]]
+    sc = list(np.asarray(scale_arr).reshape(-1)) if scale_arr is not None else attrs["scale"]
+    if len(sc) >= 1:
+        scales = [float(v) for v in sc[:n]] if len(sc) >= n else [float(sc[0])] * n
+        if any(v <= 0 for v in scales):
+            raise OpError(f"interpolation scale must be positive, got {sc}")
+        outs = [int(F32(i) * F32(v)) if i >= 0 else -1 for i, v in zip(in_sizes, scales)]
+    if out_size is not None:
+        outs = [int(v) for v in np.asarray(out_size).reshape(-1)[:n]]
+    return outs, scales
+
+
 def interp_ratio(in_size, out_size, scale, align_corners):
     """Source step per output index (float32, as in Paddle)."""
     if out_size <= 1:
@@ -99,38 +124,41 @@ def interp_ratio(in_size, out_size, scale, align_corners):
     return F32(1.0 / scale) if scale > 0 else F32(in_size) / F32(out_size)
 
 
-def _interp_infer(op):
+def _interp_infer(op, ranks):
     def infer(metas, attrs):
         x, out_size, size_tensor, scale = metas
-        if len(x.shape) != 4:
-            raise OpError(f"{op}: input X must be 4-D (NCHW or NHWC), got shape "
-                          f"{list(x.shape)}")
+        if len(x.shape) not in ranks:
+            raise OpError(f"{op}: input X must be {' or '.join(f'{r}-D' for r in ranks)} "
+                          f"(channels first or last), got shape {list(x.shape)}")
         last = attrs["data_layout"] == "NHWC"
-        hw = tuple(x.shape[1:3]) if last else tuple(x.shape[2:])
+        spatial = tuple(x.shape[1:-1]) if last else tuple(x.shape[2:])
         if out_size is not None or size_tensor or scale is not None:
-            oh = ow = -1
+            outs = [-1] * len(spatial)
         else:
-            (oh, ow), _ = interp_size(hw, attrs)
-            if oh == -1 and ow == -1:
-                raise OpError(f"{op}: neither an output size (out_h/out_w) nor a scale "
-                              f"was given")
-        n, c = x.shape[0], x.shape[3 if last else 1]
-        shape = (n, oh, ow, c) if last else (n, c, oh, ow)
+            outs, _ = interp_sizes(spatial, attrs)
+            if all(v == -1 for v in outs):
+                raise OpError(f"{op}: neither an output size (out_d/out_h/out_w) nor a "
+                              f"scale was given")
+        n, c = x.shape[0], x.shape[-1 if last else 1]
+        shape = (n, *outs, c) if last else (n, c, *outs)
         return (Meta(shape, x.dtype),)
     return infer
 
 
-def _declare_interp(name):
+def _declare_interp(name, ranks=(4,)):
     defgrad(f"{name}_grad", "X OutSize? SizeTensor*? Scale? Out@GRAD", "X@GRAD",
             _INTERP_ATTRS)
     defop(name, "X OutSize? SizeTensor*? Scale?", "Out", _INTERP_ATTRS,
-          infer=_interp_infer(name),
+          infer=_interp_infer(name, ranks),
           grad=grad_op(f"{name}_grad", uses=("X", "OutSize", "SizeTensor", "Scale")),
           no_grad_inputs=("OutSize", "SizeTensor", "Scale"), no_need_buffer=("X",))
 
 
-_declare_interp("nearest_interp_v2")
+_declare_interp("nearest_interp_v2", (4, 5))
 _declare_interp("bilinear_interp_v2")
+_declare_interp("linear_interp_v2", (3,))
+_declare_interp("bicubic_interp_v2")
+_declare_interp("trilinear_interp_v2", (5,))
 
 
 # ------------------------------------------------------------------ pixel_shuffle

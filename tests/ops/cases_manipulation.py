@@ -1,5 +1,5 @@
 """Op-spec cases: reshape/transpose/flatten/squeeze/unsqueeze, concat/split,
-stack/unstack/unbind, expand/tile, flip/roll, pad/pad3d, shape/size."""
+stack/unstack/unbind, expand/broadcast_tensors/tile, flip/roll, pad/pad3d, shape/size."""
 import numpy as np
 
 from .spec import Case, rand
@@ -79,6 +79,8 @@ CASES = [
          ref=lambda X: np.broadcast_to(X, (2, 4, 3)), grad=("X",)),
     Case("expand_as_v2", {"X": V}, {"target_shape": [3, 2, 2, 3]},
          ref=lambda X: np.broadcast_to(X, (3, 2, 2, 3)), id="expand_as_v2_attr"),
+    Case("broadcast_tensors", {"X": [rand(2, 1, seed=32), rand(3, seed=33), V]},
+         ref=lambda X: tuple([[np.array(a) for a in np.broadcast_arrays(*X)]])),
     Case("tile", {"X": A}, {"repeat_times": [2, 1, 2]}, ref=lambda X: np.tile(X, (2, 1, 2)),
          order2=True),
     Case("tile", {"X": B}, {"repeat_times": [2]}, ref=lambda X: np.tile(X, 2), id="tile_short"),
