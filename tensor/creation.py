@@ -34,8 +34,13 @@ def is_var(v):
     return hasattr(v, "_data") or getattr(v, "is_static_variable", False)
 
 
-def int_list_args(value, what="shape"):
-    """``(ints, tensor, tensor_list)`` for an int-list argument that may hold tensors."""
+def int_list_args(value, what="shape", cast_int32=True):
+    """``(ints, tensor, tensor_list)`` for an int-list argument that may hold
+    tensors, as Paddle takes it: a tensor is the whole list; a list holding
+    tensors becomes a list of tensors (numbers as [1] int32 ``fill_constant``)
+    with -1 for them in the ints.  The creation functions cast the other
+    tensors to int32 (Paddle's ShapeTensorList); the manipulation functions
+    (``cast_int32=False``) pass them as they are."""
     if is_var(value):
         return [], value, None
     if isinstance(value, (numbers.Integral, np.integer)):
@@ -45,9 +50,8 @@ def int_list_args(value, what="shape"):
     if not isinstance(value, (list, tuple)):
         raise TypeError(f"{what} must be a list, tuple or Tensor, got {type(value).__name__}")
     if any(is_var(v) for v in value):
-        # Paddle's ShapeTensorList holds int32: numbers as fill_constant, others cast
-        tensors = [(v if to_np_dtype(v.dtype) == np.int32 else _cast_int32(v)) if is_var(v)
-                   else full([1], int(v), "int32") for v in value]
+        tensors = [((_cast_int32(v) if cast_int32 and to_np_dtype(v.dtype) != np.int32 else v)
+                    if is_var(v) else full([1], int(v), "int32")) for v in value]
         return [-1 if is_var(v) else int(v) for v in value], None, tensors
     return [int(v) for v in value], None, None
 

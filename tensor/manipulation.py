@@ -11,7 +11,7 @@ import numpy as np
 
 from ..ops import bind, get_op, OpError
 from ..ops.meta_rules import norm_axis
-from .creation import full, is_var
+from .creation import full, is_var, int_list_args as _int_list_args
 
 __all__ = ["reshape", "reshape_", "transpose", "flatten", "squeeze", "squeeze_", "unsqueeze",
            "unsqueeze_", "concat", "split", "chunk", "stack", "unstack", "unbind", "slice",
@@ -27,22 +27,9 @@ _OPS = {t: get_op(t) for t in (
 
 
 def int_list_args(value, what="shape"):
-    """``(ints, tensor, tensor_list)`` for an int-list argument that may hold
-    tensors, as Paddle's manipulation functions take it: a tensor is the whole
-    list; a list holding tensors becomes a list of tensors (numbers as [1]
-    int32 ``fill_constant``, tensors as they are) with -1 for them in the ints."""
-    if is_var(value):
-        return [], value, None
-    if isinstance(value, (numbers.Integral, np.integer)):
-        return [int(value)], None, None
-    if isinstance(value, np.ndarray):
-        value = value.tolist()
-    if not isinstance(value, (list, tuple)):
-        raise TypeError(f"{what} must be a list, tuple or Tensor, got {type(value).__name__}")
-    if any(is_var(v) for v in value):
-        tensors = [v if is_var(v) else full([1], int(v), "int32") for v in value]
-        return [-1 if is_var(v) else int(v) for v in value], None, tensors
-    return [int(v) for v in value], None, None
+    """creation.int_list_args with tensors passed as they are (Paddle's
+    manipulation functions do not cast them)."""
+    return _int_list_args(value, what, cast_int32=False)
 
 
 def _one_element_checks(shape):
