@@ -24,6 +24,7 @@ Each rule is one branch of ``binary`` below; ``OPERATORS`` is the table of
 method name -> (op type, reversed, scale rule).
 """
 import numbers
+import warnings
 
 import numpy as np
 
@@ -138,6 +139,11 @@ def binary(method, op, reverse, self, other):
         if common is None:
             other = _cast(other, lhs)
         else:
+            if getattr(self, "is_static_variable", False):
+                # Paddle's static operators say so (its eager ones do not)
+                warnings.warn(f"The input dtypes of OP {op.type} are paddle.{lhs.name} and "
+                              f"paddle.{rhs.name}, the output will be auto-promoted to "
+                              f"paddle.{common.name}")
             if rhs != common:
                 other = _cast(other, common)
             if lhs != common:

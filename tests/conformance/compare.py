@@ -58,6 +58,20 @@ def diff_values(got, want, rtol, atol, where="out"):
     return []
 
 
+PROMOTION_WARNING = "The input dtypes of OP"
+
+
+def diff_warnings(got, want):
+    """Whether each side warned of a dtype promotion (the one warning compared:
+    Paddle's other warnings are about its own internals)."""
+    g = any(w.startswith(PROMOTION_WARNING) for w in got.get("warn") or ())
+    w = any(m.startswith(PROMOTION_WARNING) for m in want.get("warn") or ())
+    if g != w:
+        return [f"promotion warning: {'warned' if g else 'none'} vs Paddle's "
+                f"{'warned' if w else 'none'}"]
+    return []
+
+
 def diff_results(got, want, rtol, atol):
     if want.get("errors_ok") and not got["ok"]:
         return []

@@ -23,9 +23,9 @@ from cases import families  # noqa: E402
 
 
 def classify(text):
-    for key, cls in (("raised", "error"), ("returned", "error"), (": kind", "kind"),
-                     (": dtype", "dtype"), (": shape", "shape"), ("ops ", "ops"),
-                     ("items vs", "shape")):
+    for key, cls in (("promotion warning", "warning"), ("raised", "error"),
+                     ("returned", "error"), (": kind", "kind"), (": dtype", "dtype"),
+                     (": shape", "shape"), ("ops ", "ops"), ("items vs", "shape")):
         if key in text:
             return cls
     return "value"
@@ -50,6 +50,8 @@ def run(names):
                 for mode in case.modes:
                     want, ops = compare.expected(entry, mode, case.rtol, case.atol, case)
                     diffs = compare.diff_results(got[mode], want, case.rtol, case.atol)
+                    if not diffs and got[mode].get("ok") and want.get("ok"):
+                        diffs = compare.diff_warnings(got[mode], want)
                     if not diffs and ops is not None and got[mode].get("ops") != ops:
                         diffs = [f"ops {got[mode].get('ops')} vs Paddle's {ops}"]
                     for d in diffs[:1]:

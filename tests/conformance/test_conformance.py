@@ -66,6 +66,8 @@ def test_case(family, index, gen_dir):
         want, ops = compare.expected(entry, mode, case.rtol, case.atol, case)
         for d in compare.diff_results(got[mode], want, case.rtol, case.atol):
             problems.append(f"{mode}: {d}")
+        if got[mode].get("ok") and want.get("ok"):
+            problems += [f"{mode}: {d}" for d in compare.diff_warnings(got[mode], want)]
         if ops is not None and got[mode].get("ok") and got[mode].get("ops") != ops:
             problems.append(f"{mode}: ops {got[mode].get('ops')} vs Paddle's {ops}")
     if case.grad and entry["eager"].get("grad") is not None:
