@@ -9,7 +9,9 @@ and goes on with the rest of the batch. Several workers run in parallel (``--job
 
 writes ``results.jsonl`` (one line per program), ``summary.json``, ``failures/<CLASS>_<seed>.py``
 (each a runnable reproduction) and, with ``--shrink``, ``failures/<CLASS>_<seed>_min.py`` for
-the smallest program of each distinct failure signature.
+the smallest program of each distinct failure signature. ``--flags setitem_read,int_left_grad``
+turns on constructs the CI range leaves out while they hit known bugs (gen.py, `Config`);
+``--second-order P`` sets the share of programs whose second-order gradients are compared.
 """
 import argparse
 import collections
@@ -176,18 +178,26 @@ def _run(fn):
     for o in outs:
         if isinstance(o, paddle.Tensor) and "float" in str(o.dtype) and not o.stop_gradient:
             loss = o.sum() if loss is None else loss + o.sum()
-    if loss is not None:
-        loss.backward()
     vals = [o.numpy() if isinstance(o, paddle.Tensor) else o for o in outs]
-    return vals, [None if a.grad is None else a.grad.numpy() for a in args]
+    if not globals().get("SECOND_ORDER"):
+        if loss is not None:
+            loss.backward()
+        return vals, [None if a.grad is None else a.grad.numpy() for a in args], None
+    firsts = paddle.grad(loss, args, create_graph=True, allow_unused=True)
+    live = [g for g in firsts if g is not None and not g.stop_gradient]
+    seconds = paddle.grad(sum(g.sum() for g in live), args, allow_unused=True) if live else []
+    return (vals, [None if g is None else g.numpy() for g in firsts],
+            [None if g is None else g.numpy() for g in seconds])
 
 
 if __name__ == "__main__":
     import sampan.jit
     for label in ("eager", "to_static"):
-        vals, grads = _run(f if label == "eager" else sampan.jit.to_static(f))
+        vals, grads, grads2 = _run(f if label == "eager" else sampan.jit.to_static(f))
         print(label, "outputs:", vals)
         print(label, "input grads:", grads)
+        if grads2 is not None:
+            print(label, "second-order input grads:", grads2)
 '''
 
 
@@ -292,9 +302,16 @@ def main(argv=None):
     ap.add_argument("--static", default="sampan", help="sampan | sampan_none_batch (InputSpec with a None first dim) | identity | module:attr")
     ap.add_argument("--k", type=int, default=3, help="inputs per program")
     ap.add_argument("--wide", action="store_true", help="also constructs beyond issue 4's contract")
+    ap.add_argument("--flags", default="", help="comma-separated Config switches to turn on, for "
+                    "constructs that hit known bugs: setitem_read, int_left_grad")
+    ap.add_argument("--second-order", type=float, default=None,
+                    help="share of programs that also check second-order gradients")
     ap.add_argument("--shrink", type=int, default=0, help="shrink up to this many failure signatures")
     a = ap.parse_args(argv)
-    summary, _ = campaign(a.n, a.seed, a.out, a.jobs, a.timeout, a.static, Config(wide=a.wide),
+    cfg = Config(wide=a.wide, **{f: True for f in a.flags.split(",") if f})
+    if a.second_order is not None:
+        cfg.second_order_p = a.second_order
+    summary, _ = campaign(a.n, a.seed, a.out, a.jobs, a.timeout, a.static, cfg,
                           a.k, a.shrink, progress=True,
                           seeds=[int(x) for x in a.seeds.split(",")] if a.seeds else None)
     print(json.dumps({k: summary[k] for k in ("generated", "counts", "seconds")}, indent=1))

@@ -6,7 +6,9 @@
      together take the most distinct paths (both sides of the program's conditions);
   3. on each kept input: eager outputs and input gradients (`sum(o.sum())` over float outputs,
      `.backward()`), then the same through one `to_static(f)` object (so its program cache is
-     reused across inputs that take different paths), and compare.
+     reused across inputs that take different paths), and compare. A program that says
+     `SECOND_ORDER = True` gets its input gradients from `paddle.grad(..., create_graph=True)`
+     and also the gradients of their sum (second order), compared the same way.
 The classes: AGREE, MISMATCH (outputs, dtypes, shapes, structure or gradients differ),
 STATIC_ERROR (to_static raised), EAGER_ERROR (the program itself is invalid: a generator bug).
 CRASH and TIMEOUT are decided by the runner, which watches this process from outside.
@@ -167,8 +169,10 @@ def flatten(out, path="out"):
     return [(path, "other", repr(out)[:80])]
 
 
-def execute(fn, arrays):
-    """Outputs (path, kind, value, stop_gradient, dtype) and input gradients of one call."""
+def execute(fn, arrays, order=1):
+    """Outputs (path, kind, value, stop_gradient, dtype) and input gradients of one call; with
+    order=2 also the second-order input gradients: d/dx of the sum of the first ones, taken
+    with `paddle.grad(create_graph=True)` (None where no first gradient depends on x)."""
     args = [paddle.to_tensor(a, stop_gradient=False) for a in arrays]
     leaves = flatten(fn(*args))
     record, terms = [], []
@@ -180,13 +184,24 @@ def execute(fn, arrays):
                 terms.append(term if "float32" in str(val.dtype) else term.astype("float32"))
         else:
             record.append((path, kind, val, None, None))
-    if terms:
-        loss = terms[0]
-        for t in terms[1:]:
-            loss = loss + t
-        loss.backward()
-    grads = [None if a.grad is None else np.array(a.grad) for a in args]
-    return record, grads
+    loss = None
+    for t in terms:
+        loss = t if loss is None else loss + t
+    if order == 1:
+        if loss is not None:
+            loss.backward()
+        return record, [None if a.grad is None else np.array(a.grad) for a in args]
+    firsts = [None] * len(args) if loss is None else \
+        paddle.grad(loss, args, create_graph=True, allow_unused=True)
+    grads = [None if g is None else np.array(g.numpy()) for g in firsts]
+    live = [g for g in firsts if g is not None and not g.stop_gradient]
+    seconds = [None] * len(args)
+    if live:
+        total = live[0].sum()
+        for g in live[1:]:
+            total = total + g.sum()
+        seconds = paddle.grad(total, args, allow_unused=True)
+    return record, grads, [None if g is None else np.array(g.numpy()) for g in seconds]
 
 
 def _value(kind, val):
@@ -195,7 +210,7 @@ def _value(kind, val):
 
 def compare(eager, static):
     """None when the two runs agree, else (kind, message)."""
-    (e_out, e_grads), (s_out, s_grads) = eager, static
+    (e_out, e_grads), (s_out, s_grads) = eager[:2], static[:2]
     if [(p, k) for p, k, *_ in e_out if k == "container"] != \
             [(p, k) for p, k, *_ in s_out if k == "container"] or len(e_out) != len(s_out):
         return "structure", "eager %s vs static %s" % (_shape_of(e_out), _shape_of(s_out))
@@ -216,6 +231,14 @@ def compare(eager, static):
                 return "stop_gradient", "%s: eager output needs grad, static output has stop_gradient=True" % path
         elif (ek, ev) != (sk, sv):
             return "structure", "%s: eager %s %r vs static %s %r" % (path, ek, ev, sk, sv)
+    bad = _compare_grads(e_grads, s_grads, "grad")
+    if bad is None and len(eager) > 2:
+        bad = _compare_grads(eager[2], static[2], "grad2")
+    return bad
+
+
+def _compare_grads(e_grads, s_grads, kind):
+    what = "grad" if kind == "grad" else "second-order grad"
     for j, (eg, sg) in enumerate(zip(e_grads, s_grads)):
         if eg is None and sg is None:
             continue
@@ -223,12 +246,12 @@ def compare(eager, static):
         eg = np.zeros_like(sg) if eg is None else eg
         if sg is None:
             if np.any(eg != 0):
-                return "grad", "input %d: eager grad %s, static grad None" % (j, _brief(eg))
+                return kind, "input %d: eager %s %s, static %s None" % (j, what, _brief(eg), what)
             continue
         if eg.shape != sg.shape:
-            return "grad", "input %d: grad shape eager %s vs static %s" % (j, list(eg.shape), list(sg.shape))
+            return kind, "input %d: %s shape eager %s vs static %s" % (j, what, list(eg.shape), list(sg.shape))
         if not _close(eg, sg):
-            return "grad", "input %d grad: %s" % (j, _diff(eg, sg))
+            return kind, "input %d %s: %s" % (j, what, _diff(eg, sg))
     return None
 
 
@@ -277,7 +300,8 @@ def check_program(source, seed=0, static="sampan", inputs=None, k=3, n_candidate
             cands = candidate_inputs(mod.INPUT_SHAPES, seed, n_candidates)
             inputs = [cands[i] for i in select_inputs(fn, cands, mod.__file__, k)]
         inputs = [[np.asarray(a, dtype="float32") for a in s] for s in inputs]
-        eager = [execute(fn, arrays) for arrays in inputs]
+        order = 2 if getattr(mod, "SECOND_ORDER", False) else 1
+        eager = [execute(fn, arrays, order) for arrays in inputs]
     except Exception as exc:  # the program itself is broken: a generator (or shrinker) bug
         res.update(status=EAGER_ERROR, **_exc_info(exc, "eager"))
         return res
@@ -289,7 +313,7 @@ def check_program(source, seed=0, static="sampan", inputs=None, k=3, n_candidate
         sfn = STATIC_IMPLS[static](fn) if static in STATIC_IMPLS else _resolve(static)(fn)
         for idx, arrays in enumerate(inputs):
             phase = "call"
-            got = execute(sfn, arrays)
+            got = execute(sfn, arrays, order)
             bad = compare(eager[idx], got)
             if bad:
                 res.update(status=MISMATCH, kind=bad[0], message=bad[1], input_index=idx,

@@ -441,3 +441,70 @@ def s3342_append_after_counter_promotion(z):
 
 def test_s3342_append_after_counter_promotion():
     check(s3342_append_after_counter_promotion, [[2.41, -0.06], [-0.57, 0.90]])
+
+
+# G1: item assignment with a tuple index holding slices (`t[:, 0] = v`, `t[1:, -1] = v`): the
+# converted `t = _jst.convert_setitem(t, index, v)` wrote the slices as they were (`(:, 0)`),
+# which is a syntax error outside `[]`; they are `slice(...)` calls now. Also under a tensor `if`.
+def g1_setitem_tuple_of_slices(x):
+    m = x.clone()
+    m[:, 0] = 0.5
+    m[1:, -1] = paddle.tanh(x[0, 1:] * 2.0)[-1]
+    if x.sum() > 0.0:
+        m[:, 1] = x.mean()
+    else:
+        m[::2, 0:2] = x[:2, 1:] * 0.5
+    return m * x
+
+
+def test_g1_setitem_tuple_of_slices():
+    check(g1_setitem_tuple_of_slices, [[0.3, -0.5, 1.1], [0.8, 0.2, -0.9], [1.0, 2.0, 3.0]])
+    check(g1_setitem_tuple_of_slices, [[-0.3, -0.5, 1.1], [-0.8, 0.2, -0.9], [-1.0, -2.0, -3.0]])
+
+
+# G2: an item write into a tensor that an earlier op read (`t[1:] = t[1:] * 0.5`, or `m[c]` read
+# and written in a loop). Eagerly the reading op's gradient reaches `t` through the Tensor object,
+# which the write has rebound to the set_value node, so it goes through the write (here: a cycle,
+# the input gets no gradient). Real Paddle 2.6.2 gives [[1, 1, 1], [.5, .5, .5], [.5, .5, .5]]
+# eagerly and under to_static, as sampan's static program does.
+def g2_setitem_after_read(x):
+    m = x.clone()
+    m[1:] = m[1:] * 0.5
+    return m
+
+
+@open_issue("eager item assignment: tensor/indexing.py inplace + dygraph tape edges",
+            "an op that read a tensor before an item write into it sends its gradient through the write")
+def test_g2_setitem_after_read():
+    check(g2_setitem_after_read, [[0.3, -0.5, 1.1], [0.8, 0.2, -0.9], [1.0, 2.0, 3.0]])
+
+
+# G3: an int tensor on the left of a float one (`paddle.shape(x)[0] * x` is int32, x truncated),
+# then back into float arithmetic. Real Paddle 2.6.2 differentiates through the float->int cast
+# eagerly and under to_static (grad 4 here), as sampan's eager mode does; sampan's static
+# backward stops at the int variable (grad 1).
+def g3_grad_through_int_product(x):
+    return x + paddle.shape(x)[0] * x
+
+
+@open_issue("static backward: static/backward_path.py", "no gradient through integer variables "
+            "(cast float->int->float), which Paddle differentiates")
+def test_g3_grad_through_int_product():
+    check(g3_grad_through_int_product, [[0.3, -0.5, 1.1], [0.8, 0.2, -0.9], [1.0, 2.0, 3.0]])
+
+
+# G4 (seeds 4191, 5903, 6835, 10306; second order): the double grad of a division whose numerator
+# needs no gradient (`-0.25 / x`, `paddle.full(...) / y`). Eagerly fine; through to_static the grad
+# program's elementwise_div_grad_grad gets no X@GRAD (DX), which its kernel requires.
+def g4_second_order_of_constant_over_x(x):
+    return -0.25 / x
+
+
+@open_issue("static double grad: elementwise_div_grad_grad needs DX (static backward / ops/defs/elementwise.py)",
+            "a division with a constant numerator has no static second-order gradient")
+def test_g4_second_order_of_constant_over_x():
+    inputs = [np.asarray([0.3, -0.5, 1.1], dtype="float32")]
+    eager = execute(g4_second_order_of_constant_over_x, inputs, 2)
+    static = execute(jit.to_static(g4_second_order_of_constant_over_x), inputs, 2)
+    bad = compare(eager, static)
+    assert bad is None, "%s: %s" % bad
