@@ -192,6 +192,11 @@ class _Pass:
             need = [d is not None and any(need_in[d]) for d in step.dsts]
             if True not in need:
                 continue
+            # outputs the grad op's own gradient rule reads (div's DX) are computed even
+            # when no input needs them, so a later backward of this program finds them
+            kept = _outputs_read_by_grad(step.opdef, attrs)
+            need = [n or (d is not None and j in kept) for j, (d, n) in
+                    enumerate(zip(step.dsts, need))]
             ins = {}
             for slot, src in zip(step.opdef.inputs, step.srcs):
                 if src is not None:
@@ -281,3 +286,11 @@ class _Pass:
         v = x.var
         self.block.create_var(name=x.name, shape=v.shape, dtype=v.np_dtype or "float32",
                               type=v.type)
+
+
+def _outputs_read_by_grad(opdef, attrs):
+    """Output slot indices of ``opdef`` (a grad op) that its own grad rule reads."""
+    if opdef.grad is None:
+        return frozenset()
+    return frozenset(i for st in grad_steps(opdef, attrs) for src in st.srcs
+                     if src is not None and src[0] == 1 for i in (src[1],))

@@ -494,14 +494,13 @@ def test_g3_grad_through_int_product():
 
 
 # G4 (seeds 4191, 5903, 6835, 10306; second order): the double grad of a division whose numerator
-# needs no gradient (`-0.25 / x`, `paddle.full(...) / y`). Eagerly fine; through to_static the grad
-# program's elementwise_div_grad_grad gets no X@GRAD (DX), which its kernel requires.
+# needs no gradient (`-0.25 / x`, `paddle.full(...) / y`). Through to_static the grad program's
+# elementwise_div_grad_grad got no X@GRAD (DX); the static backward now computes the outputs a
+# grad op's own gradient rule reads (static/backward_pass.py).
 def g4_second_order_of_constant_over_x(x):
     return -0.25 / x
 
 
-@open_issue("static double grad: elementwise_div_grad_grad needs DX (static backward / ops/defs/elementwise.py)",
-            "a division with a constant numerator has no static second-order gradient")
 def test_g4_second_order_of_constant_over_x():
     inputs = [np.asarray([0.3, -0.5, 1.1], dtype="float32")]
     eager = execute(g4_second_order_of_constant_over_x, inputs, 2)
