@@ -49,8 +49,14 @@ ZERO_GRAD_OPS = frozenset({
 
 
 def _differentiable(var):
+    """Float variables; and integer ones computed from variables needing a
+    gradient (a float cast to int, ``paddle.shape(x)[0] * x``): Paddle and the
+    eager tape differentiate through those too.  Integer results of ops without
+    a gradient (shape, argmax) are stop_gradient and stay out."""
     dt = var.np_dtype if var is not None else None
-    return dt is not None and dt.kind in FLOAT_KINDS
+    if dt is None:
+        return False
+    return dt.kind in FLOAT_KINDS or (dt.kind in "iu" and not var.stop_gradient)
 
 
 def _diff_slots(op, builders):

@@ -481,14 +481,12 @@ def test_g2_setitem_after_read():
 
 # G3: an int tensor on the left of a float one (`paddle.shape(x)[0] * x` is int32, x truncated),
 # then back into float arithmetic. Real Paddle 2.6.2 differentiates through the float->int cast
-# eagerly and under to_static (grad 4 here), as sampan's eager mode does; sampan's static
-# backward stops at the int variable (grad 1).
+# eagerly and under to_static (grad 4 here), as sampan's eager mode does; the static backward
+# stopped at every int variable (grad 1), now only at int variables that stop gradients.
 def g3_grad_through_int_product(x):
     return x + paddle.shape(x)[0] * x
 
 
-@open_issue("static backward: static/backward_path.py", "no gradient through integer variables "
-            "(cast float->int->float), which Paddle differentiates")
 def test_g3_grad_through_int_product():
     check(g3_grad_through_int_product, [[0.3, -0.5, 1.1], [0.8, 0.2, -0.9], [1.0, 2.0, 3.0]])
 
