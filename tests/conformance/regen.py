@@ -3,7 +3,8 @@
     python -m tests.conformance.regen [family ...]
 
 Finds (or creates) the interop tier's side venv with paddlepaddle==2.6.2 and
-runs ``record.py`` in it, one subprocess per family (two at a time), writing
+runs ``tests/interop/conformance_record.py`` in it, one process per family (two at
+a time), writing
 ``tests/conformance/fixtures/<family>.json``.
 """
 import os
@@ -12,6 +13,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+RECORDER = os.path.join(os.path.dirname(HERE), "interop", "conformance_record.py")
 sys.path.insert(0, HERE)
 
 from cases import families  # noqa: E402
@@ -27,7 +29,7 @@ def main(argv):
                CUDA_VISIBLE_DEVICES="")
 
     def one(name):
-        proc = subprocess.run([python, os.path.join(HERE, "record.py"), out, name],
+        proc = subprocess.run([python, RECORDER, out, name],
                               capture_output=True, text=True, env=env)
         tail = (proc.stdout + proc.stderr).strip().splitlines()[-5:]
         return name, proc.returncode, tail

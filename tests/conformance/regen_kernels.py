@@ -3,7 +3,7 @@
     python -m tests.conformance.regen_kernels
 
 Writes every op type sampan declares (``sampan.ops.list_ops()``) to a temporary
-file and runs ``record_kernels.py`` on it in the interop tier's side venv
+file and runs ``tests/interop/conformance_kernels.py`` on it in the interop tier's side venv
 (``tests/interop/harness.py``).
 """
 import json
@@ -27,8 +27,8 @@ def main(argv):
         ops_file = os.path.join(tmp, "ops.json")
         with open(ops_file, "w") as f:
             json.dump(sorted(list_ops()), f)
-        proc = subprocess.run([python, os.path.join(HERE, "record_kernels.py"),
-                               ops_file, FIXTURE], env=env)
+        recorder = os.path.join(os.path.dirname(HERE), "interop", "conformance_kernels.py")
+        proc = subprocess.run([python, recorder, ops_file, FIXTURE], env=env)
     return proc.returncode
 
 

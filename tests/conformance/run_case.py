@@ -1,6 +1,6 @@
 """Run conformance cases three ways against a Paddle-like module.
 
-The same code runs in real Paddle 2.6.2 (``record.py``, in the side venv) and
+The same code runs in real Paddle 2.6.2 (``tests/interop/conformance_record.py``, in the side venv) and
 in sampan (``test_conformance.py``, with ``sampan`` passed as ``paddle``), so
 both sides do exactly the same calls.  Only the standard library, numpy and
 the public API of the module given are used.

@@ -1,7 +1,7 @@
 """sampan's CPU kernel dtypes against real Paddle 2.6.2's, op by op.
 
 ``fixtures/kernel_dtypes.json`` holds, per op type sampan declares, the dtypes
-of Paddle's CPU (PLAIN) kernels (recorded by ``record_kernels.py``; one
+of Paddle's CPU (PLAIN) kernels (recorded by ``tests/interop/conformance_kernels.py``; one
 command: ``python -m tests.conformance.regen_kernels``).  Which dtypes an op
 accepts is user-visible: a dtype Paddle has and sampan lacks is an error in
 sampan only, a kernel Paddle lacks makes sampan silently accept a call Paddle

@@ -2,7 +2,7 @@
 
 Runs INSIDE the side venv (never in sampan's process):
 
-    <venv python> tests/conformance/record.py OUT_DIR [family ...]
+    <venv python> tests/interop/conformance_record.py OUT_DIR [family ...]
 
 For each case family (``cases/<family>.py``) it runs every case eager, as a
 static Program and under ``paddle.jit.to_static(full_graph=True)``, and writes
@@ -17,7 +17,8 @@ import os
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+# the case tables and runner live in tests/conformance (numpy + stdlib only)
+HERE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "conformance")
 sys.path.insert(0, HERE)
 
 import paddle  # noqa: E402
