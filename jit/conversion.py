@@ -118,8 +118,10 @@ def _wants_conversion(fn):
         return False
     code = fn.__code__
     if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE |
-                        inspect.CO_ASYNC_GENERATOR) or code.co_name == "<lambda>":
+                        inspect.CO_ASYNC_GENERATOR):
         return False
+    if code.co_name == "<lambda>" and code.co_filename.startswith("<sampan converted"):
+        return False             # written inside converted code: converted with it
     return True
 
 
@@ -224,7 +226,8 @@ class _Unit:
 def convert_function(fn):
     """The converted version of ``fn`` (a function, or a bound method: the
     result is then bound to the same instance).  Raises ``ConversionError``
-    when ``fn`` cannot be converted (no source, a generator, a lambda)."""
+    when ``fn`` cannot be converted (no source, a generator, a lambda whose
+    source cannot be told apart)."""
     if isinstance(fn, types.MethodType):
         return types.MethodType(convert_function(fn.__func__), fn.__self__)
     if not isinstance(fn, types.FunctionType):
@@ -281,7 +284,7 @@ def _parse(fn):
         raise ConversionError(f"cannot convert {fn.__qualname__}: generators and coroutines "
                               f"are not supported by to_static")
     if code.co_name == "<lambda>":
-        raise ConversionError(f"cannot convert a lambda ({fn.__qualname__})")
+        return _lambda_tree(fn)
     tree, first = _quick_source(fn)
     if tree is None:
         try:
@@ -301,6 +304,48 @@ def _parse(fn):
     node.decorator_list = []
     anno.attach_origins(tree, first - 1, fn.__qualname__)
     return tree, node
+
+
+def _lambda_tree(fn):
+    """``lambda a, b: expr`` as ``def <lambda>(a, b): return expr``, found in its
+    file's parse by line, parameters and column (a line may hold several)."""
+    code = fn.__code__
+    lines = linecache.getlines(code.co_filename, fn.__globals__)
+    try:
+        module = gast.parse("".join(lines)) if lines else None
+    except SyntaxError:
+        module = None
+    if module is None:
+        raise ConversionError(f"cannot convert a lambda ({fn.__qualname__}): its source is "
+                              f"not available")
+    params = code.co_varnames[:code.co_argcount + code.co_kwonlyargcount +
+                              bool(code.co_flags & inspect.CO_VARARGS) +
+                              bool(code.co_flags & inspect.CO_VARKEYWORDS)]
+    found = [n for n in gast.walk(module) if isinstance(n, gast.Lambda)
+             and n.lineno == code.co_firstlineno and _lambda_params(n) == params]
+    if len(found) > 1:
+        starts = {(p[0], p[2]) for p in code.co_positions() if p[0] is not None}
+        found = [n for n in found if (n.body.lineno, n.body.col_offset) in starts]
+    if len(found) != 1:
+        raise ConversionError(f"cannot convert a lambda ({fn.__qualname__}): "
+                              f"{'no' if not found else 'more than one'} lambda with its "
+                              f"parameters on line {code.co_firstlineno}")
+    lam = found[0]
+    ret = gast.Return(value=lam.body)
+    gast.copy_location(ret, lam.body)
+    node = gast.FunctionDef(name="_jst_lambda", args=lam.args, body=[ret], decorator_list=[],
+                            returns=None, type_comment=None, type_params=[])
+    gast.copy_location(node, lam)
+    tree = gast.Module(body=[node], type_ignores=[])
+    anno.attach_origins(tree, 0, fn.__qualname__)
+    return tree, node
+
+
+def _lambda_params(lam):
+    a = lam.args
+    names = [x.id for x in a.posonlyargs + a.args + a.kwonlyargs]
+    names += [x.id for x in (a.vararg, a.kwarg) if x is not None]
+    return tuple(names)
 
 
 def _indent(line):

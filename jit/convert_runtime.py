@@ -31,7 +31,7 @@ __all__ = ["UndefinedVar", "Undefined", "UndefinedVariableError", "ret", "Until"
            "convert_ifelse", "convert_ifexp", "convert_while_loop", "convert_for",
            "convert_logical_and", "convert_logical_or", "convert_logical_not",
            "convert_len", "convert_shape", "convert_var_dtype", "convert_isinstance",
-           "convert_print", "convert_assert", "convert_append", "convert_pop",
+           "convert_print", "convert_assert", "convert_raise", "convert_append", "convert_pop",
            "convert_getitem", "convert_setitem",
            "convert_call", "convert_range", "convert_enumerate", "ConversionError"]
 
@@ -234,6 +234,24 @@ def convert_assert(test, message=None):
         return S.static_assert(test, message)
     if not test:
         raise AssertionError(message()) if message is not None else AssertionError()
+
+
+_NO_CAUSE = object()
+
+
+def convert_raise(error, cause=_NO_CAUSE):
+    """``raise error [from cause]``: at once, except in a branch of a tensor
+    ``if`` being built, where the program raises it when the run takes the
+    branch (as eager Python would)."""
+    if isinstance(error, type) and issubclass(error, BaseException):
+        error = error()
+    if cause is not _NO_CAUSE:
+        if isinstance(cause, type) and issubclass(cause, BaseException):
+            cause = cause()
+        error.__cause__ = cause          # also sets __suppress_context__, as `from` does
+    if S.branch_depth() > 0 and isinstance(error, Exception):
+        S.static_raise(error)
+    raise error
 
 
 def convert_append(lst, value):

@@ -288,12 +288,19 @@ def static_ifelse(pred, true_fn, false_fn, args, names):
 
 
 def _static_ifelse(pred, true_fn, false_fn, args, names, arrays):
-    seen, origin, none_ret = {}, {}, {}
+    seen, origin, none_ret, raised = {}, {}, {}, {}
 
     def branch(fn, side):
         def run():
             ins = _copy_containers(args)
-            out = tuple(fn(*ins))
+            block = default_main_program().current_block()
+            try:
+                out = tuple(fn(*ins))
+            except BranchRaised as e:
+                if e.block is not block:     # raised deeper (a loop's body): at once
+                    raise e.error from None
+                raised[side] = e.error
+                out = tuple(_no_return() for _ in names)
             if RET_VAL in names:               # `return` of nothing (None) on this side
                 k = names.index(RET_VAL)
                 if out[k] is None:
@@ -317,7 +324,8 @@ def _static_ifelse(pred, true_fn, false_fn, args, names, arrays):
                             need_args[origin[j]] = dt
                 if need_outs:
                     raise _NeedArrays(need_args, need_outs)
-                out = tuple(_fit(x, y, n, (first, side)) for x, y, n in zip(a, out, names))
+                out = tuple(_fit(x, y, RET_VAL if raised else n, (first, side))
+                            for x, y, n in zip(a, out, names))
             seen[side] = out
             return out if out else None
         return run
@@ -325,6 +333,10 @@ def _static_ifelse(pred, true_fn, false_fn, args, names, arrays):
     with _branch():
         merged = static_nn.cond(pred, branch(true_fn, "true"), branch(false_fn, "false"),
                                 return_names=list(names) or None)
+    if len(raised) == 2:         # either way the run fails here
+        if _depth[0] == 0:
+            raise raised["true"]
+        raise BranchRaised(raised["true"], default_main_program().current_block())
     if merged is None:
         return ()
     t, f = seen["true"], seen["false"]
@@ -395,9 +407,38 @@ def static_print(args, kwargs):
 
 
 def static_assert(test, message):
-    """Paddle checks a tensor assert with an ``assert`` op when the program
-    runs; sampan has no such op yet, so a tensor assert is not checked."""
-    return None
+    """A tensor ``assert``: an ``assert`` op checks it when the program runs (as
+    Paddle's); in sampan's own runs it fails with the eager error, an
+    AssertionError with the message (evaluated now: the values it would
+    format are not known until the run)."""
+    cond = _pred(test, "assert")
+    try:
+        text = message() if message is not None else None
+    except Exception:            # a message that needs run-time values: the line says it
+        text = None
+    _assert_op(cond, AssertionError(text) if text is not None else AssertionError())
+
+
+def _assert_op(cond, error):
+    op = static_nn.control_flow.Assert(cond)
+    op.python_error = error      # what the run raises in this process (not saved)
+    return op
+
+
+class BranchRaised(Exception):
+    """A ``raise`` in a branch of a tensor ``if`` being built: the branch ends
+    with an ``assert`` op that always fails (the error happens when, and only
+    when, the run takes the branch), and gives no values."""
+
+    def __init__(self, error, block):
+        super().__init__(error)
+        self.error, self.block = error, block
+
+
+def static_raise(error):
+    """``raise error`` met while a branch of a tensor ``if`` is built."""
+    _assert_op(T.full([], False, "bool"), error)
+    raise BranchRaised(error, default_main_program().current_block())
 
 
 # ----------------------------------------------------------------- tensor arrays

@@ -49,8 +49,8 @@ from ..dygraph.py_node import PyOp, record
 from ..kernels import random as _random
 from ..kernels.registry import CPU
 from ..kernels.transform import backend_of
-from ..ops import OpError, set_static_mode, in_static_mode
-from ..static.program_guard import program_guard
+from ..ops import OpError, kind_of
+from ..static.program_guard import building
 from ..static.data import data
 from ..static.variable import VarType
 from ..static.nn.control_flow import RETURN_NO_VALUE_MAGIC_NUM
@@ -287,16 +287,11 @@ class _Train:
         bound_names = {id(t): n for n, t in pp.bound.items()}
         param_vars = [block.var(bound_names[id(t)]) for t in pp.grad_params]
         targets = [block.var(n) for n in pp.diff_outs]
-        prev = in_static_mode()
-        with program_guard(full):
-            set_static_mode(True)
-            try:
-                tgrads = [data(_free_name(block, t.name + "@GRAD"), list(t.shape),
-                               t.np_dtype) for t in targets]
-                grads = gradients(targets, [fwd_vars[i] for i in self.grad_inputs]
-                                  + param_vars, target_gradients=tgrads)
-            finally:
-                set_static_mode(prev)
+        with building(full):
+            tgrads = [data(_free_name(block, t.name + "@GRAD"), list(t.shape),
+                           t.np_dtype) for t in targets]
+            grads = gradients(targets, [fwd_vars[i] for i in self.grad_inputs]
+                              + param_vars, target_gradients=tgrads)
         if len(block.ops) < n_fwd:
             raise RuntimeError("to_static: building the backward removed forward ops")
         fwd_ops, bwd_ops = block.ops[:n_fwd], block.ops[n_fwd:]
@@ -397,7 +392,7 @@ class _Train:
         except OpError as e:
             raise OpError(f"to_static: higher-order gradients (create_graph=True) through "
                           f"this call need the gradient of its backward program, and "
-                          f"building it failed: {e}") from e
+                          f"building it failed: {e}", kind=kind_of(e)) from e
         finally:
             if now is not None:
                 _random.set_state(now)

@@ -156,12 +156,21 @@ class Signature:
 
 
 def _spec_shape(spec, shape, what):
-    """The InputSpec's shape standing for ``shape`` (its fixed dims checked)."""
+    """The InputSpec's shape standing for ``shape``; an input outside its spec
+    (another rank, or another size of a fixed dim) is traced for its own shape,
+    as Paddle does, with a warning naming both."""
     sshape = spec.shape
-    if len(shape) != len(sshape) or any(shape[j] != d for j, d in _fixed(spec)):
-        raise ValueError(f"{what} has shape {list(shape)}, which does not match its "
-                         f"InputSpec shape {list(sshape)} (-1 / None dims may vary)")
+    if not spec_covers(spec, shape):
+        warnings.warn(f"to_static: {what} has shape {list(shape)}, outside its InputSpec "
+                      f"shape {list(sshape)} (-1 / None dims may vary); tracing a program "
+                      f"for this shape", stacklevel=5)
+        return tuple(shape)
     return sshape
+
+
+def spec_covers(spec, shape):
+    """Whether an input of ``shape`` fits ``spec`` (same rank, equal fixed dims)."""
+    return len(shape) == len(spec.shape) and all(shape[j] == d for j, d in _fixed(spec))
 
 
 def _fixed(spec):

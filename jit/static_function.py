@@ -12,6 +12,7 @@ weak per-instance table.  Called while a program is being built (inside
 another to_static trace, or in static mode), it runs the converted function
 inline, so its ops join the enclosing program.
 """
+import copy
 import functools
 import inspect
 import types
@@ -20,8 +21,10 @@ import weakref
 
 from ..ops import in_static_mode
 from ..static.data import InputSpec
+from ..static.program_guard import BUILD_LOCK
 from .program_cache import ProgramCache, Signature
 from .tracing import trace, rebuild_outputs, is_slot
+from .errors import ConversionError
 from .partial_program import PartialProgram
 
 __all__ = ["StaticFunction", "enable_to_static", "to_static_enabled"]
@@ -47,7 +50,10 @@ def _convert(fn):
     """The converted function of ``fn`` (cached by ``jit.conversion``)."""
     from .conversion import convert_function
     if getattr(getattr(fn, "__code__", None), "co_name", None) == "<lambda>":
-        return fn                # one expression: traced as written
+        try:
+            return convert_function(fn)
+        except ConversionError:
+            return fn            # source not found: one expression, traced as written
     return convert_function(fn)
 
 
@@ -77,9 +83,24 @@ def _op_error(exc):
     if p is None or p[0].startswith("<") or getattr(exc, "_sampan_user_frames", None):
         return exc
     loc = Location(*p)
+    error = getattr(exc.instr.op, "python_error", None)
+    if error is not None:        # an assert op standing for the user's assert / raise
+        return _python_error(error, render([loc]), exc)
     new = type(exc)(str(exc) + render([loc]), exc.instr, getattr(exc, "original", None))
     new._sampan_user_frames = [loc]
     return new.with_traceback(exc.__traceback__)
+
+
+def _python_error(error, where, exc):
+    """A fresh copy of ``error`` (what the user's code raises eagerly) with the
+    user's line appended to its message; the op's failure is its cause."""
+    new = copy.copy(error)
+    first = new.args[0] if new.args else None
+    new.args = ((first + where,) + new.args[1:] if isinstance(first, str) else
+                (where.lstrip("\n"),) if not new.args else new.args)
+    new._sampan_user_frames = True
+    new.__cause__ = exc
+    return new
 
 
 class _Entry:
@@ -174,18 +195,22 @@ class StaticFunction:
         if not specs_allowed and any(isinstance(x, InputSpec) for x in _leaves(args, kwargs)):
             raise TypeError("InputSpec arguments are for get_concrete_program(); call the "
                             "function with tensors")
-        self._program_cache.warn_if_too_many(key, self._signature, self.__name__)
-        try:
-            concrete = trace(self.converted_function, self._class_instance, args, kwargs,
-                             self._signature)
-        except Exception as e:
-            mapped = _map_error(e)
-            if mapped is e:
-                raise
-            raise mapped from e
-        entry = _Entry(concrete)
-        self._program_cache[key] = entry
-        return entry
+        with BUILD_LOCK:         # another thread may have traced it meanwhile
+            entry = self._program_cache.get(key)
+            if entry is not None:
+                return entry
+            self._program_cache.warn_if_too_many(key, self._signature, self.__name__)
+            try:
+                concrete = trace(self.converted_function, self._class_instance, args, kwargs,
+                                 self._signature)
+            except Exception as e:
+                mapped = _map_error(e)
+                if mapped is e:
+                    raise
+                raise mapped from e
+            entry = _Entry(concrete)
+            self._program_cache[key] = entry
+            return entry
 
     # ------------------------------------------------------------- programs
     def get_concrete_program(self, *args, **kwargs):

@@ -1,8 +1,8 @@
 """Tracing: run a (converted) function once in static mode to get its Program.
 
 ``trace`` builds a ``ConcreteProgram`` for one input signature:
-1. a fresh Program (and startup program) under ``program_guard``, a fresh
-   name generator, static mode on;
+1. a fresh Program (and startup program) under ``building`` (static mode on,
+   one thread at a time), a fresh name generator;
 2. ``static.data`` for every tensor input, named after its InputSpec or
    parameter (``x``; ``x_0`` ... inside lists), with the signature's shape
    (-1 where the InputSpec has None), dtype and stop_gradient;
@@ -18,11 +18,11 @@ import re
 
 import numpy as np
 
-from ..ops import in_static_mode, set_static_mode
 from ..dygraph.tensor import Tensor
 from ..static.framework import Program
-from ..static.program_guard import program_guard
+from ..static.program_guard import building
 from ..static.data import data, InputSpec
+from .program_cache import spec_covers
 from ..utils import unique_name
 
 __all__ = ["ConcreteProgram", "trace", "flatten_outputs", "rebuild_outputs",
@@ -74,24 +74,19 @@ def trace(function, instance, args, kwargs, signature):
     """Run ``function`` (``instance`` first when it is a method) in static mode on
     Variables standing for the tensors of ``args``/``kwargs``."""
     program, startup = Program(), Program()
-    prev = in_static_mode()
-    with program_guard(program, startup), unique_name.guard():
-        set_static_mode(True)
-        try:
-            leaves = _leaf_specs(signature, args, kwargs)
-            feeds = [_feed_var(name, value, spec) for name, value, spec in leaves]
-            feed_sg = [v.stop_gradient for v in feeds]
-            # the function gets views of the feed variables: an in-place op rebinding
-            # one (x.reshape_()) leaves the feed itself untouched
-            it = iter([v._view() for v in feeds])
-            s_args = [_substitute(a, it) for a in args]
-            s_kwargs = {k: _substitute(kwargs[k], it) for k in sorted(kwargs)}
-            out = function(instance, *s_args, **s_kwargs) if instance is not None \
-                else function(*s_args, **s_kwargs)
-            outputs = []
-            template = flatten_outputs(out, outputs, program)
-        finally:
-            set_static_mode(prev)
+    with building(program, startup), unique_name.guard():
+        leaves = _leaf_specs(signature, args, kwargs)
+        feeds = [_feed_var(name, value, spec) for name, value, spec in leaves]
+        feed_sg = [v.stop_gradient for v in feeds]
+        # the function gets views of the feed variables: an in-place op rebinding
+        # one (x.reshape_()) leaves the feed itself untouched
+        it = iter([v._view() for v in feeds])
+        s_args = [_substitute(a, it) for a in args]
+        s_kwargs = {k: _substitute(kwargs[k], it) for k in sorted(kwargs)}
+        out = function(instance, *s_args, **s_kwargs) if instance is not None \
+            else function(*s_args, **s_kwargs)
+        outputs = []
+        template = flatten_outputs(out, outputs, program)
     concrete = ConcreteProgram(program, startup, feeds, outputs, template, function, kwargs)
     concrete.input_stop_gradients = feed_sg
     return concrete
@@ -135,7 +130,9 @@ def _feed_var(name, value, spec):
         v.stop_gradient = value.stop_gradient
         return v
     arr = value._data if isinstance(value, Tensor) else value
-    shape = list(spec.shape) if spec is not None else list(arr.shape)
+    # an input outside its spec is traced for its own shape (program_cache warns)
+    covered = spec is not None and spec_covers(spec, arr.shape)
+    shape = list(spec.shape) if covered else list(arr.shape)
     v = data(name, shape, arr.dtype)
     v.stop_gradient = spec.stop_gradient if spec is not None else \
         value.stop_gradient if isinstance(value, Tensor) else True

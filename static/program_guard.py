@@ -2,11 +2,17 @@
 
 Static-mode op functions append to ``default_main_program().current_block()``;
 initializers of parameters go to ``default_startup_program()``.  Both are
-process-wide and swapped by ``program_guard``.
+process-wide and swapped by ``program_guard``; ``building`` (what to_static's
+tracing uses) also holds ``BUILD_LOCK``, so threads build one at a time while
+other threads keep running (the mode itself is per thread: ``ops.mode``).
 """
 import contextlib
+import threading
 
+from ..ops import in_static_mode, set_static_mode
 from .framework import Program
+
+BUILD_LOCK = threading.RLock()
 
 _state = {"main": Program(), "startup": Program()}
 _scopes = [["", {}]]        # stack of [path, {child name: uses}]
@@ -52,6 +58,19 @@ def program_guard(main_program, startup_program=None):
         switch_main_program(old_main)
         if old_startup is not None:
             switch_startup_program(old_startup)
+
+
+@contextlib.contextmanager
+def building(main_program, startup_program=None):
+    """Build into ``main_program`` in static mode, one thread at a time (the
+    default programs and the name generators are shared by all threads)."""
+    with BUILD_LOCK, program_guard(main_program, startup_program):
+        prev = in_static_mode()
+        set_static_mode(True)
+        try:
+            yield
+        finally:
+            set_static_mode(prev)
 
 
 @contextlib.contextmanager

@@ -202,6 +202,18 @@ def print_value(x, attrs, name=""):
     print(format_tensor(x, attrs, name), end="", flush=True)
 
 
+@kernel("assert", dtypes=ALL)
+def assert_(ins, attrs, need):
+    cond, data = ins
+    if bool(scalar_index(cond, "assert", "Cond")):
+        return ()
+    n = int(attrs["summarize"])
+    shown = "".join(f"\n  Data[{k}] {list(np.shape(d))}: "
+                    f"{np.asarray(d).reshape(-1)[:None if n < 0 else n].tolist()}"
+                    for k, d in enumerate(data or ()))
+    raise OpError(f"assert: the condition (Cond) must be true, but it is false{shown}")
+
+
 @kernel("print", dtypes=ALL)
 def print_(ins, attrs, need):
     x = ins[0]

@@ -155,6 +155,20 @@ defop("increment", "X", "Out", (("step", "FLOAT", 1.0),), infer=_increment_infer
       inplace={"Out": "X"})
 
 
+# ------------------------------------------------------------------ assert
+def _assert_infer(metas, attrs):
+    cond = metas[0]
+    if cond.shape is not None and -1 not in cond.shape and int(np.prod(cond.shape)) != 1:
+        raise OpError(f"assert: Cond must hold one element, got shape {list(cond.shape)}")
+    return ()
+
+
+# Paddle's ``static.nn.Assert`` / a tensor ``assert`` under to_static: fails the run
+# when Cond is false, printing the first ``summarize`` entries of each Data tensor.
+defop("assert", "Cond Data*?", (), (("summarize", "LONG", 20),), infer=_assert_infer,
+      side_effect=True)
+
+
 # ------------------------------------------------------------------ print
 _PRINT_ATTRS = (("first_n", "INT", -1), ("message", "STRING", ""), ("summarize", "INT", 20),
                 ("print_tensor_name", "BOOLEAN", True), ("print_tensor_type", "BOOLEAN", True),

@@ -482,6 +482,18 @@ def Print(input, first_n=-1, message=None, summarize=20, print_tensor_name=True,
         return bind(get_op("print"), (input,), attrs)[0]
 
 
+def Assert(cond, data=None, summarize=20, name=None):
+    """Fail the run when ``cond`` (a bool tensor of one element) is false,
+    showing the first ``summarize`` entries of each tensor of ``data``
+    (``paddle.static.nn.control_flow.Assert``); returns the op."""
+    if not is_static(cond) or cond.np_dtype != np.bool_:
+        raise TypeError(f"Assert: cond must be a bool Variable, got "
+                        f"{getattr(cond, 'dtype', type(cond).__name__)}")
+    data = list(data) if data is not None else []
+    bind(get_op("assert"), (cond, data), {"summarize": int(summarize)})
+    return default_main_program().current_block().ops[-1]
+
+
 # ----------------------------------------------------------------- tensor arrays
 def create_array_var(dtype, block=None):
     block = block or default_main_program().current_block()

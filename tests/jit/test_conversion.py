@@ -178,8 +178,11 @@ def test_set_verbosity_logs_decisions(caplog, monkeypatch):
 
 
 def test_unconvertible_functions_raise_conversion_error():
+    nolambda = eval("lambda v: v")          # no file to find its source in
     with pytest.raises(conversion.ConversionError, match="lambda"):
-        convert_function(lambda v: v)
+        convert_function(nolambda)
+    twins = [lambda v: v + 1, lambda v: v * 3]   # one line, same parameters: told apart
+    assert [convert_function(t)(2) for t in twins] == [3, 6]  # by their columns
 
     def gen(n):
         yield n

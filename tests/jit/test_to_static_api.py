@@ -290,3 +290,22 @@ def test_decorated_sublayer_inside_decorated_layer():
     assert ops == ["matmul_v2", "elementwise_add", "tanh", "matmul_v2", "elementwise_add"]
     assert m.sub.forward.get_traced_count() == 0
     assert m.sub.lin.weight.grad is not None
+
+
+def _signed_step(x):
+    if x.mean() > 0:
+        return x + 1
+    return x - 1
+
+
+def test_a_lambda_is_converted_with_the_functions_it_calls():
+    # to_static(lambda x: h(x)) with a tensor `if` in h: h is converted through the lambda
+    up, down = paddle.jit.to_static(lambda x: _signed_step(x) * 2), \
+        paddle.jit.to_static(lambda x: _signed_step(-x))      # same parameters, one line
+    one = paddle.ones([2])
+    np.testing.assert_allclose(up(one).numpy(), [4.0, 4.0])
+    np.testing.assert_allclose(up(-one).numpy(), [-4.0, -4.0])
+    np.testing.assert_allclose(down(one).numpy(), [-2.0, -2.0])
+    assert up.get_traced_count() == 1
+    keyword = paddle.jit.to_static(lambda x, *rest, k=1, **kw: _signed_step(x) + k)
+    np.testing.assert_allclose(keyword(one, k=3).numpy(), [5.0, 5.0])
