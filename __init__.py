@@ -19,6 +19,9 @@ from .tensor import methods as _methods
 _methods.install(Tensor)
 
 from . import static  # noqa: E402  (Program, Executor; installs the static handler)
+from .static.framework import Variable as _Variable  # noqa: E402
+from .static.static_mode import tmp_names as _tmp_names  # noqa: E402
+_methods.install(_Variable, eager=False, wrap_operators=_tmp_names)
 from .static import enable_static, disable_static  # noqa: E402,F401
 
 from . import utils, nn, optimizer  # noqa: E402,F401

@@ -8,9 +8,12 @@ defaults) is cached on the OpDef.
 """
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
-from ..ops import OpError, set_mode_handler, set_constant_handler
+from ..ops import (OpError, kind_of, set_mode_handler, set_constant_handler, is_graph_value,
+                   bind_in_graph)
 from ..ops.grad_rules import GradStep, grad_steps, differentiable_outputs  # noqa: F401
 from ..ops.dtypes import to_np_dtype
 from ..kernels.registry import KernelKey, select_kernel, CPU, ANY
@@ -18,7 +21,15 @@ from ..kernels.transform import backend_of, transform_inputs
 from .tensor import Tensor
 
 _ndarray = np.ndarray
-GRAD_ENABLED = [True]       # a list so the hot path reads one global
+class _GradMode(threading.local):
+    """Whether ops record grad nodes: per thread, as Paddle's tracer (one
+    thread's ``no_grad`` does not stop another's recording); on in a new thread."""
+
+    def __init__(self):
+        self.enabled = True
+
+
+GRAD = _GradMode()
 
 
 # --------------------------------------------------------------- grad nodes
@@ -90,27 +101,27 @@ def _wrap_error(op, arrays, attrs, exc):
         try:
             op.infer_meta(tuple(metas), attrs)
         except OpError as e:
-            return OpError(f"op '{op.type}': {e} (inputs {', '.join(shapes)})")
+            return OpError(f"op '{op.type}': {e} (inputs {', '.join(shapes)})",
+                           kind=kind_of(e))
         except Exception:
             pass
     msg = str(exc)
     if isinstance(exc, OpError) and msg.startswith(f"op '{op.type}'"):
         return exc
     return OpError(f"op '{op.type}' failed on inputs {', '.join(shapes)}: "
-                   f"{type(exc).__name__}: {msg}")
+                   f"{type(exc).__name__}: {msg}", kind=kind_of(exc))
 
 
 def _not_tensor(op, ins, attrs):
     """An input is not an eager Tensor: a static Variable sends the call to the
     static handler; anything else is a clear error."""
-    from ..ops.mode import _handlers
     for slot, t in zip(op.inputs, ins):
         items = t if isinstance(t, (list, tuple)) else [t]
         for x in items:
             if x is None or isinstance(x, Tensor):
                 continue
-            if getattr(x, "is_static_variable", False) and _handlers["static"] is not None:
-                return _handlers["static"](op, ins, attrs)
+            if is_graph_value(x):       # a Variable captured by eager code
+                return bind_in_graph(op, ins, attrs)
             raise OpError(f"op '{op.type}': input {slot.name} must be a Tensor, "
                           f"got {type(x).__name__}")
     raise OpError(f"op '{op.type}': malformed inputs")
@@ -166,7 +177,7 @@ def run_op(op, ins, attrs=None):
         raise _wrap_error(op, [getattr(t, "_data", None) for t in ins], attrs, e) from e
     if fast is not None and type(outs[0]) is not _ndarray:   # a 0-d result
         outs = (np.asarray(outs[0]),)
-    if req and records and GRAD_ENABLED[0]:
+    if req and records and GRAD.enabled:
         node = GradNode(op, attrs, ins, arrays, outs)
         if n_out == 1:
             return (Tensor(outs[0], False, node, 0),)
@@ -215,6 +226,11 @@ def _run_general(op, ins, attrs):
                     req = True
     except AttributeError:
         return _not_tensor(op, ins, attrs)
+    for i, j in op.same_dtype_pairs:     # before the kernel: the error Paddle gives
+        a, b = arrays[i], arrays[j]
+        if a is not None and b is not None and type(a) is not list and type(b) is not list \
+                and a.dtype != b.dtype:
+            raise op.dtype_mismatch(i, j, a.dtype, b.dtype)
     return _finish(op, ins, arrays, attrs, _kernel_for(op, arrays, attrs), req)
 
 
@@ -222,17 +238,11 @@ def _finish(op, ins, arrays, attrs, entry, req):
     fn, moved, backend, _ = entry
     if moved:
         arrays = transform_inputs(arrays, backend)
-    for i, j in op.same_dtype_pairs:
-        if arrays[i].dtype != arrays[j].dtype:
-            a, b = op.inputs[i].name, op.inputs[j].name
-            raise OpError(f"op '{op.type}': input {b} has dtype {arrays[j].dtype} but "
-                          f"input {a} has dtype {arrays[i].dtype}; they must match "
-                          f"(cast one with .astype())")
     try:
         outs = fn(arrays, attrs, None)
     except Exception as e:
         raise _wrap_error(op, arrays, attrs, e) from e
-    if req and GRAD_ENABLED[0] and op.records_grad:
+    if req and GRAD.enabled and op.records_grad:
         node = GradNode(op, attrs, ins, arrays, outs)
         if op.n_outputs == 1 and not op.list_outputs:
             return (Tensor(outs[0], False, node, 0),)

@@ -25,6 +25,7 @@ from .plan import Plan
 from .reuse import shape_only_inputs as _shape_only_inputs
 from .runner import CompiledSerial, LoopSerial, Threaded
 from .scope import global_scope, LoDTensor
+from ..ops import is_graph_value
 
 __all__ = ["Executor", "ExecutionConfig", "Interpreter"]
 
@@ -381,7 +382,7 @@ def _fetch_names(block, fetch_list):
     for f in fetch_list:
         if isinstance(f, str):
             name = f
-        elif getattr(f, "is_static_variable", False):
+        elif is_graph_value(f):
             name = f.name
         else:
             raise TypeError(f"fetch_list items must be Variables or names, got "

@@ -15,7 +15,7 @@ dispensable slot); the compiled serial runner calls ``g`` directly (the per-op
 cost of the kernel convention is paid once).  Buffer reuse (executor/reuse.py)
 may later swap an instruction's kernel for its in-place variant.
 """
-from ..ops import OpError
+from ..ops import OpError, kind_of
 from ..ops.dtypes import to_np_dtype
 from ..kernels.registry import KernelKey, select_kernel, CPU, ANY
 from ..kernels.transform import transform_inputs
@@ -164,7 +164,7 @@ class Plan:
         try:
             fn, used = select_kernel(od, KernelKey(self.backend, ANY, dt.name))
         except OpError as e:
-            raise OpError(f"{ins.where()}: {e}{_at(ins.op)}") from None
+            raise OpError(f"{ins.where()}: {e}{_at(ins.op)}", kind=kind_of(e)) from None
         if self.backend != CPU:             # inputs follow the kernel's backend
             fn = _moved(fn, used.backend)
         return fn, used

@@ -19,15 +19,22 @@ import linecache
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
-from ..ops import OpError
+from ..ops import OpError, kind_of
 
 _ids = itertools.count()
 
 
 class ExecutionError(OpError):
-    """An op failed while a program ran: names the op, its inputs, its source."""
+    """An op failed while a program ran: names the op, its inputs, its source.
+    Of the kind of the error it wraps (ops/errors.py): an ExecutionError wrapping
+    an IndexError is an IndexError."""
 
-    def __init__(self, msg, instr=None, original=None):
+    def __new__(cls, msg="", instr=None, original=None, kind=None):
+        if kind is None and original is not None:
+            kind = kind_of(original)
+        return super().__new__(cls, msg, kind=kind)
+
+    def __init__(self, msg="", instr=None, original=None, kind=None):
         super().__init__(msg)
         self.instr, self.original = instr, original
 

@@ -21,6 +21,8 @@ import numpy as np
 from ..executor.executor import ExecutionConfig, Interpreter
 from ..executor.scope import Scope
 from ..kernels.registry import CPU
+from ..ops import OpError
+from ..save_load.atomic_set import reading
 from ..save_load.fileio import FormatError, blame
 from ..save_load.program_io import feed_fetch_targets, load_params, read_program
 from .config import Config, DataType
@@ -42,8 +44,9 @@ class _Core:
         if not model:
             raise ValueError("the Config names no model file: Config(model_file, "
                              "params_file) or Config(path_prefix)")
-        program = read_program(model)
-        params = load_params(program, pfile, model)
+        with reading(model, pfile):     # an interrupted save is finished or reported first
+            program = read_program(model)
+            params = load_params(program, pfile, model)
         feeds, fetches = feed_fetch_targets(program, model)
         block = program.global_block()
         self.inputs = [(n, block.var(n)) for n in feeds]
@@ -59,7 +62,7 @@ class _Core:
                 scope.var(name).set(arr)
             interp = Interpreter(program, list(feeds), fetch_src, scope, CPU,
                                  ExecutionConfig())
-        except ValueError as exc:
+        except (ValueError, OpError) as exc:
             raise blame(exc, model)
         plan = self.plan = interp.plan
         if plan.external:
@@ -218,7 +221,7 @@ class Predictor:
         if inputs is not None:
             try:
                 return self._run_list(inputs)
-            except ValueError as exc:       # bad inputs or a failing op: name the model
+            except (ValueError, OpError) as exc:       # bad inputs or a failing op: name the model
                 raise blame(exc, self._core.model)
         args = self._persist + [t._data for t in self._inputs]
         for t in self._inputs:
@@ -227,7 +230,7 @@ class Predictor:
                                  f"get_input_handle('{t._name}').copy_from_cpu(array) first")
         try:
             outs = self._runner(args)
-        except ValueError as exc:
+        except (ValueError, OpError) as exc:
             raise blame(exc, self._core.model)
         for t, a, aliased in zip(self._outputs, outs, self._core.aliased):
             # an output that may share memory with an input or a parameter is never

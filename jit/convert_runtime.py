@@ -362,14 +362,15 @@ def convert_call(fn):
         return conv
     from .conversion import converted_callable
     target, code = converted_callable(fn)
-    if code is None or not S.building():
+    if code is None:
         return target
     return _recursion_guard(target, code)
 
 
 def _recursion_guard(target, code):
-    """In static mode, a converted function that calls itself under a tensor
-    condition would have to contain itself: refuse with a clear error."""
+    """A converted function that calls itself under a tensor condition would
+    have to contain itself: refuse with a clear error (converted code runs
+    while a program is built)."""
     def call(*args, **kwargs):
         depth = S.branch_depth()
         for c, d in _calls:

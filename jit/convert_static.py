@@ -29,23 +29,19 @@ import numpy as np
 
 from .. import tensor as T
 from ..dygraph.tensor import Tensor
-from ..ops import in_static_mode
+from ..ops import is_graph_value as is_static
 from ..ops.dtypes import to_np_dtype
 from ..static import nn as static_nn
 from ..static.nn.control_flow import Print as static_Print, RETURN_NO_VALUE_MAGIC_NUM
 from ..static.nn import nest
 from ..static.program_guard import default_main_program
 from ..static.variable import VarType
-from ..tensor.creation_base import get_default_dtype
+from ..ops.dtypes import get_default_dtype
 from .errors import ConversionError, caller_location
 
 RET_VAL = "_jst_ret_val"
 _CASTS = {"int": "int32", "float": "float32", "bool": "bool"}
 _depth = [0]
-
-
-def is_static(x):
-    return getattr(x, "is_static_variable", False)
 
 
 def _is_tensor(x):
@@ -58,11 +54,6 @@ def _is_number(x):
 
 def _is_undefined(x):
     return type(x).__name__ == "UndefinedVar"
-
-
-def building():
-    """Whether a static program is being built now."""
-    return in_static_mode()
 
 
 def branch_depth():

@@ -59,7 +59,7 @@ from ..executor.scope import Scope
 
 __all__ = ["PartialProgram"]
 
-_GRAD_ENABLED = _engine.GRAD_ENABLED
+_GRAD = _engine.GRAD
 LOD_TENSOR_ARRAY = VarType.LOD_TENSOR_ARRAY
 _CONFIG = ExecutionConfig()
 _NO_VALUE = (float(np.float32(RETURN_NO_VALUE_MAGIC_NUM)), RETURN_NO_VALUE_MAGIC_NUM)
@@ -149,7 +149,7 @@ class PartialProgram:
 
     # ------------------------------------------------------------- calling
     def __call__(self, inputs):
-        if _GRAD_ENABLED[0] and self.diff_outs and (self.any_input_grad or
+        if _GRAD.enabled and self.diff_outs and (self.any_input_grad or
                                                     _any_trainable(self.grad_params)):
             return self._call_train(inputs)
         fwd = self._forward or self._plan_forward(inputs)

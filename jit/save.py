@@ -7,8 +7,9 @@ For a Layer, every ``@to_static`` method is saved: ``forward`` as
 (traced for ``input_spec`` when given, else for the method's own input_spec or
 its last call) becomes an inference program with Paddle's layout
 (``save_load.prune``: test mode, only what the outputs need, feed/fetch ops,
-``save_infer_model/scale_<k>`` output copies) and is written by the shared writer
-(``save_load.inference_model.write_model``: every file to a temp name, renamed).
+``save_infer_model/scale_<k>`` output copies).  All the methods' files are written
+as one unit (``save_load.atomic_set.write_file_set``): a save killed at any
+instant leaves the old model or the new one, never a mix of the two.
 The parameters and buffers are the eager tensors bound to the program; the
 ``.pdiparams.info`` maps each to its structured name in the Layer.
 
@@ -23,7 +24,8 @@ import os
 import warnings
 
 from ..nn.layer.layers import Layer
-from ..save_load.inference_model import scope_values, write_model
+from ..save_load.atomic_set import write_file_set
+from ..save_load.inference_model import model_files, scope_values
 from ..save_load.params_info import make_entry
 from ..save_load.prune import inference_program
 from .static_function import StaticFunction
@@ -99,7 +101,8 @@ def _info(bound, structured):
             for name, t in bound.items()}
 
 
-def _write(prefix, program, feeds, fetches, bound, structured, configs, with_info=True):
+def _files(prefix, program, feeds, fetches, bound, structured, configs, with_info=True):
+    """One method's files: ({path: write(fh)}, [paths its new set drops])."""
     infer, _ = inference_program(program, feeds, fetches,
                                  clip_extra=configs.get("clip_extra", True))
     used = {v.name for v in infer.list_vars() if v.persistable}
@@ -107,12 +110,21 @@ def _write(prefix, program, feeds, fetches, bound, structured, configs, with_inf
     params = scope_values(infer)
     info = _info(infer._bound, structured) if with_info and params else None
     infer._bound = {}
-    return write_model(prefix, infer, params, info)
+    return model_files(prefix, infer, params, info)
+
+
+def _write_all(path, parts):
+    """Write every method's files as one set."""
+    files, drop = {}, []
+    for f, d in parts:
+        files.update(f)
+        drop += d
+    return write_file_set(path, files, drop)
 
 
 def _save_translated(layer, path, configs):
     """Each loaded method's program, its persistables under their saved names again."""
-    written = []
+    parts = []
     back = layer._saved_names
     structured = {n: e.get("structured_name", n) for n, e in layer._info.items()}
     tensors = {back.get(n, n): t for n, t in layer._tensors.items()}
@@ -123,9 +135,9 @@ def _save_translated(layer, path, configs):
         rename_vars(program, back)
         fetches = _outputs_of_names([back.get(n, n) for n in m.fetches],
                                     configs.get("output_spec"))
-        written += _write(prefix, program, m.feeds, fetches, tensors, structured, configs,
-                          with_info=mname == "forward")
-    return written
+        parts.append(_files(prefix, program, m.feeds, fetches, tensors, structured, configs,
+                            with_info=mname == "forward"))
+    return _write_all(path, parts)
 
 
 def _outputs_of_names(names, output_spec):
@@ -159,15 +171,16 @@ def save(layer, path, input_spec=None, **configs):
                                  f"with @to_static; pass input_spec to convert it")
             methods = dict(forward=StaticFunction(layer.forward, input_spec), **methods)
         structured = _structured_names(layer)
-        written = []
+        parts = []
         for mname, sf in methods.items():
             concrete = _concrete(sf, input_spec if mname == "forward" else None)
             prefix = path if mname == "forward" else f"{path}.{mname}"
-            written += _write(prefix, concrete.main_program, [v.name for v in concrete.inputs],
-                              _outputs(concrete, configs.get("output_spec")),
-                              concrete.main_program.bound_tensors, structured, configs,
-                              with_info=mname == "forward")
-        return written
+            parts.append(_files(prefix, concrete.main_program,
+                                [v.name for v in concrete.inputs],
+                                _outputs(concrete, configs.get("output_spec")),
+                                concrete.main_program.bound_tensors, structured, configs,
+                                with_info=mname == "forward"))
+        return _write_all(path, parts)
     if isinstance(layer, StaticFunction) or inspect.isfunction(layer) or \
             inspect.ismethod(layer):
         sf = layer if isinstance(layer, StaticFunction) else StaticFunction(layer, input_spec)
@@ -178,9 +191,10 @@ def save(layer, path, input_spec=None, **configs):
                       f"saved and no .pdiparams.info is written" +
                       (f" (the {len(bound)} tensor(s) its program reads as constants go to "
                        f".pdiparams)" if bound else ""), stacklevel=2)
-        return _write(path, concrete.main_program, [v.name for v in concrete.inputs],
-                      _outputs(concrete, configs.get("output_spec")), bound, {}, configs,
-                      with_info=False)
+        return _write_all(path, [_files(path, concrete.main_program,
+                                        [v.name for v in concrete.inputs],
+                                        _outputs(concrete, configs.get("output_spec")), bound,
+                                        {}, configs, with_info=False)])
     raise TypeError(f"jit.save needs a Layer, a to_static function or a TranslatedLayer, got "
                     f"{type(layer).__name__}")
 

@@ -19,7 +19,7 @@ import types
 import warnings
 import weakref
 
-from ..ops import in_static_mode
+from ..ops import call_static_function, set_mode_action
 from ..static.data import InputSpec
 from ..static.program_guard import BUILD_LOCK
 from .program_cache import ProgramCache, Signature
@@ -169,10 +169,16 @@ class StaticFunction:
     def __call__(self, *args, **kwargs):
         if not _ENABLED[0]:
             return self.dygraph_function(*args, **kwargs)
-        if in_static_mode():     # building a program: run inline, ops join it
-            fn = self.converted_function
-            inst = self._class_instance
-            return fn(inst, *args, **kwargs) if inst is not None else fn(*args, **kwargs)
+        return call_static_function(self, args, kwargs)
+
+    def _inline(self, args, kwargs):
+        """While a program is being built: the converted code, its ops join it."""
+        fn = self.converted_function
+        inst = self._class_instance
+        return fn(inst, *args, **kwargs) if inst is not None else fn(*args, **kwargs)
+
+    def _run(self, args, kwargs):
+        """The program for these arguments (traced on a cache miss), run."""
         sig = self._signature
         if kwargs or len(args) < sig.n_positional:
             args, kwargs = sig.positional(args, kwargs)
@@ -355,3 +361,7 @@ def _leaves(args, kwargs):
             yield from _leaves(list(a.values()), {})
         else:
             yield a
+
+
+set_mode_action("eager", "call_static_function", StaticFunction._run)
+set_mode_action("static", "call_static_function", StaticFunction._inline)

@@ -24,6 +24,7 @@ from ..static.program_guard import building
 from ..static.data import data, InputSpec
 from .program_cache import spec_covers
 from ..utils import unique_name
+from ..ops import is_graph_value
 
 __all__ = ["ConcreteProgram", "trace", "flatten_outputs", "rebuild_outputs",
            "parse_source"]
@@ -168,7 +169,7 @@ def parse_source(text):
 def flatten_outputs(out, outputs, program):
     """The result template: static Variables replaced by ``_Slot(k)`` (k indexes
     ``outputs``, which this fills); an eager tensor is bound to the program."""
-    if getattr(out, "is_static_variable", False):
+    if is_graph_value(out):
         outputs.append(out)
         return _Slot(len(outputs) - 1)
     if isinstance(out, Tensor):

@@ -3,12 +3,14 @@
 
 Loading reads ``path.pdmodel`` and ``path.pdiparams`` strictly (``save_load``),
 and every ``path.<method>.pdmodel`` (+ ``path.<method>.pdiparams``) beside them
-as an extra method.  Each persistable becomes one eager tensor shared by all
-methods, renamed as Paddle does (``linear_0.w_0`` -> ``linear_0.w_0.load_0``, in the
-programs too, so it never clashes with layers built later; ``jit.save`` writes the
-original names back): a *parameter* (``Parameter``, trainable unless
-``.pdiparams.info`` says otherwise) when some op reads it and none writes it
-(Paddle's rule), else a *buffer* (BatchNorm running statistics).
+as an extra method, under ``save_load.atomic_set.reading`` (a save of that prefix
+killed half-way is finished first, or reported naming the files).  Each persistable
+becomes one eager tensor shared by all methods, renamed as Paddle does
+(``linear_0.w_0`` -> ``linear_0.w_0.load_0``, in the programs too, so it never
+clashes with layers built later; ``jit.save`` writes the original names back): a
+*parameter* (``Parameter``, trainable unless ``.pdiparams.info`` says otherwise)
+when some op reads it and none writes it (Paddle's rule), else a *buffer* (BatchNorm
+running statistics).
 
 Each method's program is the saved one without its feed/fetch ops and without
 the ``save_infer_model/scale_<k>`` output copies (as Paddle's loader keeps it,
@@ -26,7 +28,9 @@ import numpy as np
 
 from ..dygraph.tensor import Tensor, Parameter
 from ..nn.layer.layers import Layer
+from ..ops import OpError, is_graph_value
 from ..save_load.fileio import FormatError, blame
+from ..save_load.atomic_set import reading
 from ..save_load.params_info import read_params_info
 from ..save_load.program_io import feed_fetch_targets, load_params, read_program
 from ..save_load.prune import OUTPUT_PREFIX
@@ -169,14 +173,14 @@ class TranslatedLayer(Layer):
         if len(inputs) != len(m.feeds):
             raise ValueError(f"the loaded '{mname}' takes {len(m.feeds)} input(s) "
                              f"{m.feeds}, got {len(inputs)}")
-        if any(getattr(x, "is_static_variable", False) for x in inputs):
+        if any(is_graph_value(x) for x in inputs):
             raise NotImplementedError(
                 f"a jit.load-ed TranslatedLayer cannot be called on static Variables (inside "
                 f"@to_static or static mode) yet; call its '{mname}' eagerly")
         try:
             args = [_as_tensor(x, v) for x, v in zip(inputs, m.input_vars)]
             outs = m.runner(self.training)(args)
-        except ValueError as exc:       # bad inputs or a failing op: name the model file
+        except (ValueError, OpError) as exc:       # bad inputs or a failing op: name the model file
             raise blame(exc, getattr(m, "source", "<loaded model>"))
         return outs[0] if len(outs) == 1 else outs
 
@@ -250,6 +254,14 @@ def load(path, **configs):
         prefix = os.path.join(prefix, configs["model_filename"][:-len(".pdmodel")]
                               if configs["model_filename"].endswith(".pdmodel")
                               else configs["model_filename"])
+    with reading(prefix):       # a save interrupted here is finished (or reported) first
+        loaded, arrays, files, info = _read_files(path, prefix)
+    return _finish_load(loaded, arrays, files, info)
+
+
+def _read_files(path, prefix):
+    """Every method's (program, feeds, fetches), the persistables' arrays, the method
+    files and the info dict, read strictly."""
     if not os.path.isfile(prefix + ".pdmodel"):
         raise ValueError(f"The ``path`` ({path}) to load model not exists: "
                          f"{prefix}.pdmodel is not a file.")
@@ -265,14 +277,18 @@ def load(path, **configs):
                                   f"{arrays[n].dtype}{list(arrays[n].shape)}")
             arrays.setdefault(n, a)
         loaded[mname] = (program, feeds, fetches)
+    info_path = prefix + ".pdiparams.info"
+    info = read_params_info(info_path) if os.path.isfile(info_path) else {}
+    return loaded, arrays, files, info
+
+
+def _finish_load(loaded, arrays, files, info):
     # loaded persistables get Paddle's ``<name>.load_<n>`` names, so they never clash
     # with the parameters of layers built later in this process (jit.save strips them)
     renamed = {n: unique_name.generate_with_ignorable_key(n + LOADED_SUFFIX)
                for n in sorted(arrays)}
     for program, _, _ in loaded.values():
         rename_vars(program, renamed)
-    info_path = prefix + ".pdiparams.info"
-    info = read_params_info(info_path) if os.path.isfile(info_path) else {}
     programs = [p for p, _, _ in loaded.values()]
     tensors = {}
     for n in sorted(arrays):

@@ -41,6 +41,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..ops import get_op, OpError
+from ..ops.errors import NOT_FOUND
 
 CPU, GPU = "CPU", "GPU"
 ANY = "ANY"
@@ -103,7 +104,8 @@ def select_kernel(opdef, key: KernelKey):
                 return fn, k
     have = sorted(str(k) for k in ks) or ["none"]
     raise OpError(f"op '{opdef.type}' has no kernel for {key} "
-                  f"(dtype '{key.dtype}' not supported); registered: {', '.join(have)}")
+                  f"(dtype '{key.dtype}' not supported); registered: {', '.join(have)}",
+                  kind=NOT_FOUND)
 
 
 def kernels_of(op_type):

@@ -3,27 +3,23 @@
 A clip object is called by the optimizer on the ``(param, grad)`` pairs and
 returns new pairs; parameters with ``need_clip=False`` pass through untouched
 (and, for the global norm, do not count towards it).  The arithmetic is ops
-(``clip``, ``clip_by_norm``, ``squared_l2_norm``, ``sum``, ``sqrt``, ...) so a
-static program can carry the same clipping.
-
-Given static Variables (the static optimizer pass calls ``_static_clip``) the
-ops are the ones Paddle's static clip appends: under name scope
-``gradient_clip``, op_role = Optimize, op_role_var = [param, grad] for the
-ops of one gradient (the clipped one, for per-gradient clips; the last
-pair's for the global-norm ops); the global-norm clip sums each dtype's
-squared norms with one ``sum`` (a second ``sum`` only across dtypes) and
-scales each gradient in place (``elementwise_mul`` writing the gradient).
-``auto_skip_clip`` has no static form (it needs the norm's value while
-building), as in Paddle.
+(``clip``, ``clip_by_norm``, ``squared_l2_norm``, ``sum``, ``sqrt``, ...), the
+same in both modes; what differs is Paddle's bookkeeping, done through the
+``ops`` mode actions: in a static program the ops sit under name scope
+``gradient_clip`` with op_role = Optimize and op_role_var = [param, grad] for
+the ops of one gradient (the clipped one, for per-gradient clips; the last
+pair's for the global-norm ops), and the global-norm clip scales each gradient
+in place (``ops.update``), where eagerly it makes new gradients.
+``auto_skip_clip`` needs the norm's value, so a static program has no such
+skip, as in Paddle.
 """
-import contextlib
-
-from ..ops import bind, get_op
+from ..ops import bind, get_op, is_graph_value, name_scope, op_role, update
 from ..ops.dtypes import NP_TO_ENUM, to_np_dtype
 
 __all__ = ["ClipGradByValue", "ClipGradByNorm", "ClipGradByGlobalNorm", "clip_by_norm"]
 
 _OPS = {}
+_OP_ROLE_OPTIMIZE = 2
 
 
 def _run(op_type, ins, attrs=None):
@@ -55,53 +51,33 @@ def _clipped(p):
     return getattr(p, "need_clip", True) is not False
 
 
-def _is_static(params_grads):
-    return any(getattr(g, "is_static_variable", False) for _, g in params_grads)
-
-
-@contextlib.contextmanager
-def _static_pass():
-    """(optimized_guard, append_inplace) inside name scope ``gradient_clip``,
-    op_role = Optimize."""
-    from ..optimizer.static_minimize import optimized_guard, append_inplace
-    from ..static import name_scope, op_role_guard
-    from ..static.attrs import OP_ROLE_OPTIMIZE
-    with name_scope("gradient_clip"), op_role_guard(OP_ROLE_OPTIMIZE):
-        yield optimized_guard, append_inplace
+def _role(p, g):
+    """Ops of one gradient's clip: op_role Optimize, op_role_var [param, grad]."""
+    return op_role(_OP_ROLE_OPTIMIZE, [p.name, g.name])
 
 
 class GradientClipBase:
     """Base: ``clip(params_grads) -> params_grads``."""
 
     def __call__(self, params_grads):
-        if _is_static(params_grads):
-            return self._static_clip(params_grads)
-        return self._dygraph_clip(params_grads)
+        with name_scope("gradient_clip"), op_role(_OP_ROLE_OPTIMIZE):
+            return self._clip(params_grads)
 
-    def _static_clip(self, params_grads):
-        """Per-gradient clips in a static program: ``_clip_one`` appends the op."""
-        out = []
-        with _static_pass() as (optimized_guard, _):
-            for p, g in params_grads:
-                if g is None:
-                    continue
-                if not _clipped(p):
-                    out.append((p, g))
-                    continue
-                with optimized_guard(p, g) as names:
-                    new = self._clip_one(g)
-                    names[1] = new.name         # Paddle's _correct_clip_op_role_var
-                out.append((p, new))
-        return out
-
-    def _dygraph_clip(self, params_grads):
+    def _clip(self, params_grads):
         """Per-gradient clips: ``_clip_one`` on every gradient whose parameter
         takes clipping (subclasses clipping jointly override this)."""
         out = []
         for p, g in params_grads:
             if g is None:
                 continue
-            out.append((p, self._clip_one(g) if _clipped(p) else g))
+            if not _clipped(p):
+                out.append((p, g))
+                continue
+            with _role(p, g) as names:
+                new = self._clip_one(g)
+                if names is not None:
+                    names[1] = new.name         # Paddle's _correct_clip_op_role_var
+            out.append((p, new))
         return out
 
     def _clip_one(self, g):
@@ -159,90 +135,48 @@ class ClipGradByGlobalNorm(GradientClipBase):
     def __str__(self):
         return f"Gradient Clip By GlobalNorm, global_norm={self.clip_norm:f}"
 
-    def _global_norm(self, grads):
-        by_dtype = {}
-        for g in grads:
-            sq = _squared_l2_norm(g)
-            by_dtype.setdefault(_np_dtype(sq).name, []).append(sq)
-        sum_dtype = "float64" if "float64" in by_dtype else "float32"
-        parts = []
-        for name in ("float16", "float32", "float64"):
-            sqs = by_dtype.get(name)
-            if not sqs:
+    def _clip(self, params_grads):
+        """Paddle's global-norm clip: squared_l2_norm per gradient, ``sum`` per
+        dtype and over dtypes, sqrt, fill_constant(clip_norm), scale =
+        clip_norm / max(clip_norm, norm), each gradient times the scale (cast
+        to its dtype)."""
+        by_dtype, last = {}, None
+        for p, g in params_grads:
+            if g is None or not _clipped(p):
                 continue
-            s = sqs[0] if len(sqs) == 1 else _run("sum", (sqs,))
-            parts.append(s if name == sum_dtype else _cast(s, to_np_dtype(sum_dtype)))
-        total = parts[0] if len(parts) == 1 else _run("sum", (parts,))
-        return _run("sqrt", (total,))
-
-    def _static_clip(self, params_grads):
-        """Paddle's static global-norm clip: squared_l2_norm per gradient, ``sum``
-        per dtype and over dtypes, sqrt, fill_constant(clip_norm), scale =
-        clip_norm / max(clip_norm, norm), gradients scaled in place."""
-        with _static_pass() as (optimized_guard, append_inplace):
-            by_dtype, last = {}, None
-            for p, g in params_grads:
-                if g is None or not _clipped(p):
-                    continue
-                with optimized_guard(p, g):
-                    sq = _squared_l2_norm(g)
-                by_dtype.setdefault(_np_dtype(sq).name, []).append(sq)
-                last = (p, g)
-            if not by_dtype:
-                return params_grads
-            with optimized_guard(*last):
-                sum_dtype = "float64" if "float64" in by_dtype else "float32"
-                parts = []
-                for name in ("float16", "float32", "float64"):
-                    if name in by_dtype:
-                        s = _run("sum", (by_dtype[name],))
-                        parts.append(s if name == sum_dtype
-                                     else _cast(s, to_np_dtype(sum_dtype)))
-                total = parts[0] if len(parts) == 1 else _run("sum", (parts,))
-                norm = _run("sqrt", (total,))
-                dt = _np_dtype(norm)
-                max_norm = _run("fill_constant", (None, None, None),
-                                {"shape": [1], "dtype": NP_TO_ENUM[dt], "value": self.clip_norm})
+            with _role(p, g):
+                sq = _squared_l2_norm(g)
+            by_dtype.setdefault(_np_dtype(sq).name, []).append(sq)
+            last = (p, g)
+        if not by_dtype:
+            return params_grads
+        with _role(*last):
+            sum_dtype = "float64" if "float64" in by_dtype else "float32"
+            parts = []
+            for name in ("float16", "float32", "float64"):
+                if name in by_dtype:
+                    s = _run("sum", (by_dtype[name],))
+                    parts.append(s if name == sum_dtype else _cast(s, to_np_dtype(sum_dtype)))
+            total = parts[0] if len(parts) == 1 else _run("sum", (parts,))
+            norm = _run("sqrt", (total,))
+            dt = _np_dtype(norm)
+            max_norm = _run("fill_constant", (None, None, None),
+                            {"shape": [1], "dtype": NP_TO_ENUM[dt], "value": self.clip_norm})
+            if self.auto_skip_clip and not is_graph_value(norm):
+                if float(norm.numpy().reshape(-1)[0]) <= self.clip_norm:
+                    return params_grads
+                scale = _run("elementwise_div", (max_norm, norm))
+            else:
                 scale = _run("elementwise_div",
                              (max_norm, _run("elementwise_max", (max_norm, norm))))
-            out = []
-            for p, g in params_grads:
-                if g is None:
-                    continue
-                if _clipped(p):
-                    with optimized_guard(p, g):
-                        gd = _np_dtype(g)
-                        s = scale if gd == dt else _cast(scale, gd)
-                        append_inplace("elementwise_mul", {"X": [g], "Y": [s]}, {"Out": [g]})
-                out.append((p, g))
-        return out
-
-    def _dygraph_clip(self, params_grads):
-        grads = [g for p, g in params_grads if g is not None and _clipped(p)]
-        if not grads:
-            return params_grads
-        norm = self._global_norm(grads)
-        dt = _np_dtype(norm)
-        max_norm = _run("fill_constant", (None, None, None),
-                        {"shape": [1], "dtype": NP_TO_ENUM[dt], "value": self.clip_norm})
-        if not self.auto_skip_clip:
-            scale = _run("elementwise_div",
-                         (max_norm, _run("elementwise_max", (norm, max_norm))))
-        elif float(norm.numpy().reshape(-1)[0]) > self.clip_norm:
-            scale = _run("elementwise_div", (max_norm, norm))
-        else:
-            return params_grads
-        scales = {dt: scale}
         out = []
         for p, g in params_grads:
             if g is None:
                 continue
-            if not _clipped(p):
-                out.append((p, g))
-                continue
-            gd = _np_dtype(g)
-            s = scales.get(gd)
-            if s is None:
-                s = scales[gd] = _cast(scale, gd)
-            out.append((p, _run("elementwise_mul", (g, s))))
+            if _clipped(p):
+                with _role(p, g):
+                    gd = _np_dtype(g)
+                    s = scale if gd == dt else _cast(scale, gd)
+                    g = update("elementwise_mul", {"X": g, "Y": s}, g)
+            out.append((p, g))
         return out

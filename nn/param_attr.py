@@ -3,8 +3,9 @@
 ``make_parameter`` is the one place a parameter is born: it resolves the
 attribute (``False`` = no parameter), names it ``<owner>.w_<n>`` / ``.b_<n>``
 through ``unique_name``, picks the initializer (attr > global > layer default
-> Xavier / Constant(0)) and lets the initializer fill it through creation ops:
-eagerly, or (static mode) as an op of the default startup program.
+> Xavier / Constant(0)); ``ops.create_parameter`` makes it in the active mode
+(eagerly filled now, or declared in the main program and filled by an op of
+the startup program).
 ``Layer.create_parameter`` and the top-level ``create_parameter`` both use it.
 """
 import copy
@@ -12,9 +13,8 @@ import numbers
 
 import numpy as np
 
-from ..dygraph.tensor import Parameter
-from ..ops import in_static_mode
-from ..ops.dtypes import to_np_dtype
+from .. import ops as _ops
+from ..ops.dtypes import default_float, to_np_dtype
 from ..utils import unique_name
 
 __all__ = ["ParamAttr", "create_parameter"]
@@ -96,11 +96,6 @@ class ParamAttr:
         return kw
 
 
-def _default_dtype():
-    from ..tensor.creation_base import get_default_dtype
-    return get_default_dtype()
-
-
 def make_parameter(owner, shape, attr=None, dtype=None, is_bias=False,
                    default_initializer=None):
     """Create (and initialize) a parameter named after ``owner`` (a layer's
@@ -114,7 +109,7 @@ def make_parameter(owner, shape, attr=None, dtype=None, is_bias=False,
     if isinstance(attr, list):
         raise TypeError("create_parameter: attr must be a single ParamAttr, not a list")
     shape = _check_shape(shape, owner)
-    dtype = to_np_dtype(dtype if dtype is not None else _default_dtype())
+    dtype = to_np_dtype(dtype if dtype is not None else default_float())
     if is_bias:
         suffix, glob = "b", _global_bias_initializer()
     else:
@@ -133,36 +128,7 @@ def make_parameter(owner, shape, attr=None, dtype=None, is_bias=False,
             attr._set_default_param_initializer()
     else:
         attr._set_default_initializer(default_initializer)
-    if in_static_mode():
-        return _static_parameter(attr, shape, dtype)
-    if unique_name.dygraph_parameter_name_checker(attr.name):
-        raise ValueError(f"parameter name [{attr.name}] has already been used. In dygraph mode "
-                         "parameter names must be unique; check the ParamAttr names passed to "
-                         "create_parameter or to the layers' constructors")
-    param = Parameter(np.zeros(shape, dtype), name=attr.name, trainable=attr.trainable,
-                      learning_rate=attr.learning_rate, regularizer=attr.regularizer,
-                      need_clip=attr.need_clip)
-    param.do_model_average = attr.do_model_average
-    attr.initializer(param)
-    return param
-
-
-def _static_parameter(attr, shape, dtype):
-    """Static mode (Paddle's LayerHelper): the parameter is declared in the
-    default main program, and declared plus initialized (its creation op) in
-    the default startup program.  A name already declared is shared, as in
-    Paddle, which is how static programs share weights."""
-    from ..static import default_main_program, default_startup_program
-    kw = dict(name=attr.name, shape=shape, dtype=dtype, trainable=attr.trainable,
-              optimize_attr={"learning_rate": attr.learning_rate},
-              regularizer=attr.regularizer, need_clip=attr.need_clip,
-              do_model_average=attr.do_model_average)
-    startup = default_startup_program().global_block()
-    if attr.name not in startup.vars:
-        attr.initializer(startup.create_parameter(**kw), startup)
-    main = default_main_program().global_block()
-    existing = main.vars.get(attr.name)
-    return existing if existing is not None else main.create_parameter(**kw)
+    return _ops.create_parameter(attr, shape, dtype)
 
 
 def _check_shape(shape, owner):

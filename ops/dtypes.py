@@ -36,12 +36,12 @@ def to_np_dtype(dtype):
         name = _ALIASES.get(name, name)
         try:
             return np.dtype(name)
-        except TypeError:
-            raise ValueError(f"unknown dtype '{dtype}'") from None
+        except TypeError:           # a TypeError, as numpy's (and Paddle's) own
+            raise TypeError(f"unknown dtype '{dtype}': data type not understood") from None
     try:
         return np.dtype(dtype)
     except TypeError:
-        raise ValueError(f"unknown dtype {dtype!r}") from None
+        raise TypeError(f"unknown dtype {dtype!r}: data type not understood") from None
 
 
 def to_enum(dtype):
@@ -93,3 +93,25 @@ def public_dtype(np_dtype):
     if d is None:
         d = _BY_NP[np_dtype] = DType(np_dtype)
     return d
+
+
+# ----------------------------------------------------------------- the default float dtype
+_DEFAULT_FLOAT = [np.dtype("float32")]
+
+
+def set_default_dtype(d):
+    """``paddle.set_default_dtype``: the dtype of Python floats and new parameters."""
+    d = to_np_dtype(d)
+    if d.kind != "f":
+        raise TypeError(f"set_default_dtype only supports float dtypes, got {d}")
+    _DEFAULT_FLOAT[0] = d
+
+
+def get_default_dtype():
+    """``paddle.get_default_dtype``: its name (``'float32'`` unless changed)."""
+    return _DEFAULT_FLOAT[0].name
+
+
+def default_float():
+    """The default float dtype as a numpy dtype."""
+    return _DEFAULT_FLOAT[0]

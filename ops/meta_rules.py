@@ -8,6 +8,7 @@ expected vs actual shape; the op type is added by the caller.
 import numpy as np
 
 from .registry import Meta, OpError
+from .errors import OUT_OF_RANGE, PRECONDITION_NOT_MET  # noqa: F401  (for the op rules)
 
 BOOL = np.dtype("bool")
 INT64 = np.dtype("int64")
@@ -15,10 +16,13 @@ INT32 = np.dtype("int32")
 FLOAT32 = np.dtype("float32")
 
 
-def norm_axis(axis, ndim, what="axis"):
+def norm_axis(axis, ndim, what="axis", kind=ValueError):
+    """``axis`` in [0, ndim); out of range an OpError of ``kind`` (Paddle's kind
+    for the op: InvalidArgument for most, OutOfRange (IndexError) for gather,
+    index_select, cumsum; ops/errors.py)."""
     if not -ndim <= axis < max(ndim, 1):
         raise OpError(f"{what} {axis} is out of range for a tensor of rank {ndim} "
-                      f"(expected in [{-ndim}, {max(ndim, 1) - 1}])")
+                      f"(expected in [{-ndim}, {max(ndim, 1) - 1}])", kind=kind)
     return axis + ndim if axis < 0 else axis
 
 

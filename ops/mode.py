@@ -1,12 +1,34 @@
-"""Which mode is active, and ``bind``: the one entry every public op function calls.
+"""Which mode is active, and what depends on it: ``bind``, the one entry every
+public op function calls, and the few other actions whose meaning differs
+between eager execution and building a static program.
 
-A mode handler is registered by ``sampan.dygraph`` (eager: run the kernel,
-record a grad node) and later by ``sampan.static`` (append an Operator).  Only
-this module asks which mode is active.  A handler receives the OpDef, the
-inputs (one entry per input slot: a tensor-like, a list for duplicable slots,
-or None) and the attributes as given (None = all defaults); it returns a tuple
-with one entry per output slot.
+Each mode registers its implementations (``sampan.dygraph`` the eager ones,
+``sampan.static``'s core the static ones, ``sampan.jit`` the call of a
+to_static function); callers call the functions below and never ask which
+mode is active: only this module does.
+
+| action | eager | static (building a Program) |
+| --- | --- | --- |
+| ``bind(op, inputs, attrs)`` | run the kernel, record a grad node | append an Operator |
+| ``constant(array)`` | a tensor holding it | ``assign_value`` (+ ``cast``) |
+| ``create_parameter(attr, shape, dtype)`` | a Parameter, initialized now | declared in the main program, initialized in the startup program |
+| ``create_state(name, shape, dtype, value)`` | a persistable tensor | a persistable variable filled by the startup program |
+| ``update(op_type, inputs, target)`` | the op's result, a new tensor (``target`` untouched, as Paddle's eager optimizers and clips) | the op writes ``target`` in place (as Paddle's static ones) |
+| ``new_array(dtype)`` | a Python list | a LOD_TENSOR_ARRAY variable |
+| ``name_key(key)`` | nothing | ops inside name outputs ``<key>_<n>.tmp_<k>`` |
+| ``op_role(role, role_var)`` | nothing | ops inside carry Paddle's ``op_role``/``op_role_var`` |
+| ``name_scope(prefix)`` | nothing | ops inside carry ``op_namescope`` ``/<prefix>/`` |
+| ``for_each_pair(pairs, fn, scope)`` | ``fn(p, g)`` for each pair | the same, each call's ops under name scope ``scope`` with op_role Optimize, op_role_var [p, g] |
+| ``call_static_function(sf, args, kwargs)`` | run its program | run its converted code inline |
+
+A handler receives the OpDef, the inputs (one entry per input slot: a
+tensor-like, a list for duplicable slots, or None) and the attributes as given
+(None = all defaults); it returns a tuple with one entry per output slot.
+``is_graph_value`` is the one test for "a static Variable"; ``static_guard``
+switches the mode for a block of code.
 """
+import contextlib
+import functools
 import threading
 
 from .registry import OpError
@@ -58,6 +80,16 @@ def bind(op, inputs, attrs=None):
     return _local.current(op, inputs, attrs)
 
 
+def bind_in_graph(op, inputs, attrs=None):
+    """``bind`` as the static mode does it, whatever the active mode: an eager
+    op given a graph value (a Variable) appends to that value's program."""
+    fn = _handlers["static"]
+    if fn is None:
+        raise OpError(f"op '{op.type}': a static Variable was given, but no static-mode "
+                      f"handler is installed")
+    return fn(op, inputs, attrs)
+
+
 def set_constant_handler(mode, fn):
     if mode not in _constants:
         raise ValueError(f"unknown mode '{mode}', expected one of {sorted(_constants)}")
@@ -72,3 +104,115 @@ def constant(array, stop_gradient=True, dtype=None):
     if fn is None:
         raise OpError("no constant handler for the active mode is installed")
     return fn(array, stop_gradient, dtype)
+
+
+# ----------------------------------------------------------------- the other actions
+_actions = {"eager": {}, "static": {}}
+ACTIONS = ("create_parameter", "create_state", "update", "new_array", "name_key",
+           "op_role", "name_scope", "for_each_pair", "call_static_function")
+
+
+def set_mode_action(mode, name, fn):
+    """Register ``fn`` as ``mode``'s implementation of action ``name``."""
+    if mode not in _actions:
+        raise ValueError(f"unknown mode '{mode}', expected one of {sorted(_actions)}")
+    if name not in ACTIONS:
+        raise ValueError(f"unknown mode action '{name}', expected one of {list(ACTIONS)}")
+    _actions[mode][name] = fn
+
+
+def _action(name):
+    mode = "static" if _local.static else "eager"
+    fn = _actions[mode].get(name)
+    if fn is None:
+        raise OpError(f"no {mode}-mode implementation of '{name}' is installed")
+    return fn
+
+
+def create_parameter(attr, shape, dtype):
+    """A trainable parameter described by ``attr`` (a ParamAttr with its name and
+    initializer set)."""
+    return _action("create_parameter")(attr, shape, dtype)
+
+
+def create_state(name, shape, dtype, value):
+    """A persistable, non-trainable tensor (an optimizer's accumulator or learning
+    rate) named ``name`` and filled with ``value``."""
+    return _action("create_state")(name, shape, dtype, value)
+
+
+def update(op_type, inputs, target):
+    """``op_type`` on ``inputs`` ({slot: value or list}) as an update of
+    ``target``: eagerly its result is a new tensor and ``target`` keeps its
+    value; in a Program the op writes ``target`` (Paddle's static optimizer
+    and clip passes update gradients in place).  Returns the updated value."""
+    return _action("update")(op_type, inputs, target)
+
+
+def new_array(dtype):
+    """An empty tensor array of ``dtype``."""
+    return _action("new_array")(dtype)
+
+
+def name_key(key):
+    """A context: ops built inside share one ``<key>_<n>`` output prefix."""
+    if not _local.static:
+        return contextlib.nullcontext()
+    return _action("name_key")(key)
+
+
+def named_outputs(key):
+    """Decorate a public function so that, in a Program, its ops' outputs are
+    ``<key>_<n>.tmp_<k>`` (Paddle's LayerHelper naming: ``F.linear`` gives
+    ``linear_1.tmp_0``/``linear_1.tmp_1``).  Eagerly it costs one flag check."""
+    def wrap(fn):
+        @functools.wraps(fn)
+        def call(*args, **kwargs):
+            if not _local.static:
+                return fn(*args, **kwargs)
+            with _action("name_key")(key):
+                return fn(*args, **kwargs)
+        return call
+    return wrap
+
+
+def op_role(role, role_var=None):
+    """A context: ops built inside carry ``op_role`` (and ``op_role_var``)."""
+    if not _local.static:
+        return contextlib.nullcontext()
+    return _action("op_role")(role, role_var)
+
+
+def name_scope(prefix):
+    """A context: ops built inside carry ``op_namescope = /<prefix>/``."""
+    if not _local.static:
+        return contextlib.nullcontext()
+    return _action("name_scope")(prefix)
+
+
+def for_each_pair(pairs, fn, scope):
+    """``[fn(p, g) for p, g in pairs]``: an optimizer's per-parameter ops, each
+    parameter's under Paddle's bookkeeping in a Program (see the table)."""
+    return _action("for_each_pair")(pairs, fn, scope)
+
+
+def call_static_function(sf, args, kwargs):
+    """Call a to_static function: run its program, or, while a program is
+    being built, its converted code (its ops join that program)."""
+    return _action("call_static_function")(sf, args, kwargs)
+
+
+def is_graph_value(x):
+    """Whether ``x`` is a value of a static Program (a Variable), not a tensor."""
+    return getattr(x, "is_static_variable", False)
+
+
+@contextlib.contextmanager
+def static_guard(static=True):
+    """Run the block in static mode (``static=True``) or eagerly, then restore."""
+    prev = _local.static
+    set_static_mode(static)
+    try:
+        yield
+    finally:
+        set_static_mode(prev)

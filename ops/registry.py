@@ -15,8 +15,8 @@ from typing import Any, Callable
 GRAD_SUFFIX = "@GRAD"
 
 
-class OpError(ValueError):
-    """Bad input to an op: names the op, the argument, expected vs actual."""
+from .errors import (OpError, kind_of, INVALID_ARGUMENT,  # noqa: F401  (ops/errors.py)
+                     NOT_FOUND)
 
 
 @dataclass(frozen=True)
@@ -127,6 +127,25 @@ class OpDef:
             if k not in full:
                 raise OpError(f"op '{self.type}': missing required attribute '{k}'")
         return full
+
+    def has_kernel_dtype(self, dtype):
+        """Whether a kernel of any backend is registered for ``dtype``."""
+        name = str(dtype)
+        return any(getattr(k, "dtype", None) == name for k in self.kernels)
+
+    def dtype_mismatch(self, i, j, dtype_i, dtype_j, name_i=None, name_j=None):
+        """The error for inputs ``i`` and ``j`` (a ``same_dtype`` pair) holding
+        different dtypes.  Its kind is Paddle's: Paddle picks the kernel by the
+        later input's dtype, so where the op has no kernel for that dtype the error
+        is NotFound (RuntimeError), otherwise the kernel refuses the other input
+        (InvalidArgument: ValueError)."""
+        a = self.inputs[i].name + (f" ('{name_i}')" if name_i else "")
+        b = self.inputs[j].name + (f" ('{name_j}')" if name_j else "")
+        msg = (f"op '{self.type}': input {b} has dtype {dtype_j} but input {a} has dtype "
+               f"{dtype_i}; they must match (cast one with .astype())")
+        if self.has_kernel_dtype(dtype_j):
+            return OpError(msg, kind=INVALID_ARGUMENT)
+        return OpError(f"{msg}; '{self.type}' has no {dtype_j} kernel either", kind=NOT_FOUND)
 
     def grad_ops(self, attrs):
         g = self.grad

@@ -15,9 +15,12 @@ Hot path (``step``): the learning-rate tensor is cached and rebuilt only when
 the rate changes; parameters without clip or regularization cost one op call.
 
 Static mode (a static ``loss`` to ``minimize``/``backward``, static pairs to
-``apply_gradients``): ``static_minimize`` drives the same methods with
-``_static_target`` set, so state is created as persistable variables filled
-in the startup program and the update ops are appended, not run.
+``apply_gradients``): ``static_minimize`` appends the backward and gives the
+program's learning-rate variable, then runs this same code, whose
+mode-dependent steps are ``ops`` actions (``create_state``: persistable
+variables filled in the startup program; ``update``: regularization written
+into the gradient; ``for_each_pair``: Paddle's per-parameter op_role_var and
+name scopes); the update ops are appended, not run.
 """
 import numbers
 import re
@@ -25,11 +28,12 @@ import re
 import numpy as np
 
 from ..dygraph import Tensor, no_grad
-from ..ops import bind
+from ..ops import bind, create_state, for_each_pair, is_graph_value, name_scope, op_role, update
 from ..utils import unique_name
 from .lr import LRScheduler
 from .regularizer import L2Decay, WeightDecayRegularizer
 
+_OP_ROLE_OPTIMIZE, _OP_ROLE_LRSCHED = 2, 16      # Paddle's OpRole values
 _FP16 = np.dtype("float16")
 _FP32 = np.dtype("float32")
 _SUFFIX = re.compile(r"_\d+$")
@@ -42,7 +46,6 @@ class Optimizer:
     type = None
     _group_sets_regularizer = True      # AdamW keeps decay out of the gradient
     _multi_precision = False
-    _static_target = None               # set while building a static pass (static_minimize)
 
     def __init__(self, learning_rate, parameters=None, weight_decay=None, grad_clip=None,
                  name=None):
@@ -161,8 +164,10 @@ class Optimizer:
             return ratio
         if ratio == 1.0:
             return lr
-        if self._static_target is not None:
-            return self._static_target.scaled_lr(lr, ratio)
+        if is_graph_value(lr):      # a scale op per parameter, as Paddle's static pass
+            with op_role(_OP_ROLE_OPTIMIZE | _OP_ROLE_LRSCHED), \
+                    name_scope("scale_with_param_lr"):
+                return lr * float(ratio)
         t = self._scaled_lr.get(ratio)
         if t is None:
             dt = lr._data.dtype.type
@@ -185,20 +190,30 @@ class Optimizer:
             self._apply_optimize(_with_grads(group["params"]), hp)
 
     def _apply_optimize(self, params_grads, hp):
+        self._update(self._prepare(params_grads, hp), hp)
+
+    def _prepare(self, params_grads, hp):
+        """Gradient clipping, then regularization."""
         clip = hp["grad_clip"]
         if clip is not None and params_grads:
             params_grads = clip(params_grads)
-        params_grads = self.append_regularization_ops(params_grads, self.regularization)
+        return self.append_regularization_ops(params_grads, self.regularization)
+
+    def _update(self, params_grads, hp, lr=None):
+        """Accumulators for new parameters, then one update op per parameter
+        (``lr``: the learning-rate tensor, default the optimizer's own)."""
+        params_grads = [(p, g) for p, g in params_grads if not p.stop_gradient]
         if not params_grads:
             return
         new = [p for p, _ in params_grads if p.name not in self._prepared]
         if new:
             self._create_accumulators(new, hp)
             self._prepared.update(p.name for p in new)
-        lr = self._global_lr()
+        if lr is None:
+            lr = self._global_lr()
         attrs = self._op_attrs(hp)
-        for p, g in params_grads:
-            self._append_optimize_op(p, g, self._param_lr(p, lr), attrs)
+        for_each_pair(params_grads, lambda p, g: self._append_optimize_op(
+            p, g, self._param_lr(p, lr), attrs), "optimizer")
 
     def _op_attrs(self, hp):
         """Attributes of the update op for one group (None: the op's defaults)."""
@@ -225,14 +240,15 @@ class Optimizer:
     def append_regularization_ops(self, parameters_and_grads, regularization=None):
         """``grad + decay`` for every parameter with a regularizer (its own, else
         ``regularization``)."""
-        out = None
-        for i, (p, g) in enumerate(parameters_and_grads):
-            new = self._create_regularization_of_grad(p, g, regularization)
-            if new is not g:
-                if out is None:
-                    out = list(parameters_and_grads)
-                out[i] = (p, new)
-        return parameters_and_grads if out is None else out
+        todo = [(p, g) for p, g in parameters_and_grads if g is not None and
+                (getattr(p, "regularizer", None) or regularization) is not None]
+        if not todo:
+            return parameters_and_grads
+        with name_scope("regularization"):
+            new = dict(zip((id(p) for p, _ in todo), for_each_pair(
+                todo, lambda p, g: self._create_regularization_of_grad(p, g, regularization),
+                None)))
+        return [(p, new.get(id(p), g)) for p, g in parameters_and_grads]
 
     def _create_regularization_of_grad(self, param, grad, regularization=None):
         reg = getattr(param, "regularizer", None)
@@ -240,18 +256,11 @@ class Optimizer:
             reg = regularization
         if grad is None or reg is None:
             return grad
-        term = reg(param, grad)
-        if self._static_target is not None:
-            return self._static_target.add_to_grad(grad, term)
-        return bind(_op("elementwise_add"), (grad, term))[0]
+        return update("sum", {"X": [grad, reg(param, grad)]}, grad)
 
     # ------------------------------------------------------------- state
     def _new_state(self, name, shape, dtype, fill_value):
-        if self._static_target is not None:     # a persistable var + its startup fill
-            return self._static_target.global_var(name, shape, dtype, fill_value)
-        t = Tensor(np.full(shape, fill_value, dtype=dtype), name=name)
-        t.persistable = True
-        return t
+        return create_state(name, shape, dtype, fill_value)
 
     def _add_accumulator(self, name, param, dtype=None, fill_value=0.0, shape=None):
         accs = self._accumulators.setdefault(name, {})
@@ -357,7 +366,7 @@ class Optimizer:
         ``loss.backward()`` (minimize does not run backward itself).
         A static ``loss``: append backward and update ops (static_minimize).
         Returns ``(optimize_ops, params_grads)``."""
-        if _is_static(loss):
+        if is_graph_value(loss):
             from . import static_minimize
             return static_minimize.minimize(self, loss, startup_program, parameters,
                                             no_grad_set)
@@ -372,7 +381,7 @@ class Optimizer:
 
     def backward(self, loss, startup_program=None, parameters=None, no_grad_set=None,
                  callbacks=None):
-        if _is_static(loss):
+        if is_graph_value(loss):
             from . import static_minimize
             return static_minimize.backward(self, loss, startup_program, parameters,
                                             no_grad_set, callbacks)
@@ -381,7 +390,7 @@ class Optimizer:
 
     @no_grad()
     def apply_gradients(self, params_grads):
-        if params_grads and _is_static(params_grads[0][0]):
+        if params_grads and is_graph_value(params_grads[0][0]):
             from . import static_minimize
             return static_minimize.apply_gradients(self, params_grads)
         self._apply_optimize(sorted(params_grads, key=lambda x: x[0].name),
@@ -393,21 +402,6 @@ class Optimizer:
 
 
 # ----------------------------------------------------------------- helpers
-_OPS = {}
-
-
-def _op(name):
-    from ..ops import get_op
-    o = _OPS.get(name)
-    if o is None:
-        o = _OPS[name] = get_op(name)
-    return o
-
-
-def _is_static(x):
-    return getattr(x, "is_static_variable", False)
-
-
 def _dtype_of(p):
     """numpy dtype of an eager tensor or a static Variable."""
     d = getattr(p, "_data", None)
@@ -440,7 +434,7 @@ def _check_lr(lr, cls):
 
 
 def _check_param(p, cls, where):
-    if not isinstance(p, Tensor) and not _is_static(p):
+    if not isinstance(p, Tensor) and not is_graph_value(p):
         raise TypeError(f"{cls}: `parameters` must hold Tensors (Parameters) or parameter-group "
                         f"dicts, but {where} is a {type(p).__name__}")
 
@@ -448,7 +442,7 @@ def _check_param(p, cls, where):
 def _check_parameters(parameters, cls):
     if parameters is None:
         return None
-    if isinstance(parameters, Tensor) or _is_static(parameters):
+    if isinstance(parameters, Tensor) or is_graph_value(parameters):
         raise TypeError(f"{cls}: `parameters` argument given to the optimizer should be an "
                         f"iterable of paddle Tensors, but got argument type is "
                         f"`{type(parameters).__name__}`.")

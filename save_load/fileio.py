@@ -1,9 +1,8 @@
 """What every file format here shares: ``FormatError`` (a file that does not hold what its
 format says) and atomic writing (a temp file in the target folder, then ``os.replace``, so a
-failed save never leaves a half-written file under the final name)."""
-import contextlib
+failed save never leaves a half-written file under the final name; the protocol, and writing
+several files as one unit, live in ``atomic_set``)."""
 import os
-import tempfile
 
 
 class FormatError(ValueError):
@@ -29,33 +28,14 @@ def blame(exc, source):
     return exc
 
 
-def _default_mode():
-    # the permissions a plain open() would give; mkstemp's 0600 would surprise users
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
-@contextlib.contextmanager
 def atomic_open(path):
     """Open a binary temp file beside ``path``; on success it replaces ``path``.
 
-    On any exception the temp file is removed and ``path`` is left untouched."""
-    path = os.fspath(path)
-    folder = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix="." + os.path.basename(path) + ".",
-                               suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, _default_mode())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
-        raise
+    On any exception the temp file is removed and ``path`` is left untouched; a killed
+    writer's temp file is removed by the next save of ``path`` (``atomic_set``, which
+    also writes sets of files as one unit)."""
+    from .atomic_set import atomic_open as staged_open     # atomic_set imports this module
+    return staged_open(path)
 
 
 def ensure_parent(path):

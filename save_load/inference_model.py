@@ -5,12 +5,15 @@ Saving: the program becomes an inference program (``prune.inference_program``:
 test mode, only what the outputs need, Paddle's feed/fetch/scale layout), its
 persistables are taken from the scope (or from the eager tensors bound to the
 program), checked against their variables, and written as ``<prefix>.pdiparams``
-(sorted by name; no file when there are none) then ``<prefix>.pdmodel``, each
-to a temp name renamed into place.  ``save_inference_model`` writes no
-``.pdiparams.info`` (as Paddle's static saver); ``jit.save`` passes one.
+(sorted by name; no file when there are none) and ``<prefix>.pdmodel``, as one
+unit (``atomic_set``: a killed save leaves the old model or the new one).
+``save_inference_model`` writes no ``.pdiparams.info`` (as Paddle's static
+saver) and drops a stale one; ``jit.save`` passes one.
 
 Loading is strict (``program_io``): any fault raises ``FormatError`` naming
-the file and the variable; parameters go into the global scope.
+the file and the variable; parameters go into the global scope.  It reads under
+``atomic_set.reading``: a save of the model killed half-way is finished first
+(or reported by ``InterruptedSaveError`` naming the files).
 """
 import os
 
@@ -19,15 +22,17 @@ import numpy as np
 from ..executor.scope import global_scope
 from ..static.program_guard import default_main_program
 from ..static.variable import tensor_desc
+from ..ops import is_graph_value
 from ..ops.dtypes import ENUM_TO_NP
 from . import pdiparams
-from .params_info import write_params_info
+from .atomic_set import reading, write_file_set
+from .params_info import dump_params_info
 from .program_io import (feed_fetch_targets, load_params, model_paths, parse_program,
-                         persistable_names, read_program, write_program)
+                         persistable_names, program_bytes, read_program)
 from .prune import inference_program
 
-__all__ = ["save_inference_model", "load_inference_model", "write_model", "scope_values",
-           "normalize_prefix"]
+__all__ = ["save_inference_model", "load_inference_model", "write_model", "model_files",
+           "scope_values", "normalize_prefix"]
 
 
 # ----------------------------------------------------------------- saving
@@ -49,7 +54,7 @@ def _var_list(vs, what):
         vs = [vs]
     out = []
     for v in vs:
-        if not getattr(v, "is_static_variable", False):
+        if not is_graph_value(v):
             raise ValueError(f"{what} must hold static Variables (from static.data or the "
                              f"ops of the program), got {type(v).__name__}")
         out.append(v.name)
@@ -100,30 +105,36 @@ def _check_value(program, name, a):
         return
 
 
-def write_model(path_prefix, program, params, info=None):
-    """Write ``<prefix>.pdiparams`` (if any params), ``.pdiparams.info`` (if ``info``)
-    and ``<prefix>.pdmodel`` (last: it is what makes the model loadable), each
-    atomically.  Stale params files of an earlier save at this prefix are removed
-    when the program has none.  Returns the written paths."""
+def model_files(path_prefix, program, params, info=None):
+    """The files of an inference model at ``path_prefix``, for ``atomic_set.write_file_set``:
+    ``({path: write(fh)}, [paths the new set drops])``.  ``<prefix>.pdiparams`` when the
+    program has persistables, ``.pdiparams.info`` when ``info`` is given (else a stale one
+    of an earlier save is dropped: it would describe other parameters), ``.pdmodel``."""
     model, pfile = path_prefix + ".pdmodel", path_prefix + ".pdiparams"
     names = persistable_names(program)
     if sorted(params) != names:
         raise ValueError(f"params {sorted(params)[:5]} do not match the program's "
                          f"persistables {names[:5]}")
-    written = []
+    model_data = program_bytes(program)      # a program that cannot be saved fails first
+    files, drop = {}, []
     if names:
-        pdiparams.save_pdiparams(pfile, params)
-        written.append(pfile)
-        if info is not None:
-            write_params_info(pfile + ".info", info)
-            written.append(pfile + ".info")
+        files[pfile] = lambda fh: pdiparams.write_records(fh, ((n, params[n]) for n in names))
     else:
-        for stale in (pfile, pfile + ".info"):
-            if os.path.isfile(stale):
-                os.remove(stale)
-    write_program(model, program)
-    written.append(model)
-    return written
+        drop.append(pfile)
+    if names and info is not None:
+        files[pfile + ".info"] = lambda fh: dump_params_info(info, fh, pfile + ".info")
+    else:
+        drop.append(pfile + ".info")
+    files[model] = lambda fh: fh.write(model_data)
+    return files, drop
+
+
+def write_model(path_prefix, program, params, info=None):
+    """Write ``<prefix>.pdiparams`` (if any params), ``.pdiparams.info`` (if ``info``)
+    and ``<prefix>.pdmodel`` as one unit (``atomic_set``); stale params/info files of an
+    earlier save at this prefix go when the new model has none.  Returns the written
+    paths."""
+    return write_file_set(path_prefix, *model_files(path_prefix, program, params, info))
 
 
 def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, **kwargs):
@@ -169,8 +180,9 @@ def load_inference_model(path_prefix, executor, **kwargs):
         if not isinstance(path_prefix, (str, os.PathLike)):
             raise ValueError(f"path_prefix must be a str, got {type(path_prefix).__name__}")
         model, pfile = model_paths(os.fspath(path_prefix), model_filename, params_filename)
-        program = read_program(model)
-        params = load_params(program, pfile, model)
+        with reading(model, pfile):
+            program = read_program(model)
+            params = load_params(program, pfile, model)
         where = model
     feeds, fetches = feed_fetch_targets(program, where)
     program._source = where

@@ -43,12 +43,18 @@ def read_params_info(path):
     return _check(info, where)
 
 
+def dump_params_info(info, fh, where="<params info>"):
+    """Write ``{name: entry}`` (entries from ``make_entry`` or plain dicts), checked, to the
+    binary file object ``fh``."""
+    _check(info, where)
+    safe_pickle.dump(info, fh, PROTOCOL)
+
+
 def write_params_info(path, info):
     """Write ``{name: entry}`` (entries from ``make_entry`` or plain dicts) atomically."""
-    _check(info, describe(path))
     ensure_parent(path)
-    with atomic_open(path) as fh:
-        safe_pickle.dump(info, fh, PROTOCOL)
+    with atomic_open(path) as fh:       # a bad entry raises here, before the file is replaced
+        dump_params_info(info, fh, describe(path))
 
 
 def structured_names(info):

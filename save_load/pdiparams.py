@@ -20,6 +20,7 @@ from collections import namedtuple
 import numpy as np
 
 from ..ops.dtypes import ENUM_NAMES, ENUM_TO_NP, NP_TO_ENUM
+from .array_bytes import write_array
 from .fileio import FormatError, atomic_open, describe, ensure_parent
 
 BF16 = 22  # VarType.BF16: no numpy type, stored and returned as raw uint16
@@ -286,8 +287,8 @@ def _as_record(name, value):
     return TensorRecord(arr, dtype, [])
 
 
-def record_bytes(value, name="tensor"):
-    """The bytes of one record for an array, Tensor or TensorRecord."""
+def _record_parts(value, name):
+    """(header bytes, little-endian C-order data array) of one record."""
     rec = _as_record(name, value)
     storage = _STORAGE.get(rec.dtype)
     if storage is None:
@@ -301,15 +302,28 @@ def record_bytes(value, name="tensor"):
         offsets = np.asarray(level, "<u8")
         parts += [_U64.pack(offsets.nbytes), offsets.tobytes()]
     desc = encode_tensor_desc(rec.dtype, arr.shape)
-    parts += [_TENSOR_HEAD.pack(0, len(desc)), desc,
-              np.ascontiguousarray(arr, arr.dtype.newbyteorder("<")).tobytes()]
-    return b"".join(parts)
+    parts += [_TENSOR_HEAD.pack(0, len(desc)), desc]
+    little = arr.dtype.newbyteorder("<")
+    if arr.dtype != little:
+        arr = arr.astype(little)  # big-endian data: the one case that copies the tensor
+    return b"".join(parts), arr
+
+
+def record_bytes(value, name="tensor"):
+    """The bytes of one record for an array, Tensor or TensorRecord."""
+    buf = io.BytesIO()
+    write_records(buf, [(name, value)])
+    return buf.getvalue()
 
 
 def write_records(fh, items):
-    """Write (name, value) pairs in the given order to a binary file object."""
+    """Write (name, value) pairs in the given order to a binary file object; each tensor's
+    data goes to the file straight from its array (a non-contiguous one a chunk at a time),
+    never through a copy of the whole record."""
     for name, value in items:
-        fh.write(record_bytes(value, name))
+        head, arr = _record_parts(value, name)
+        fh.write(head)
+        write_array(fh.write, arr)
 
 
 def save_pdiparams(path, tensors):

@@ -27,6 +27,7 @@ from ..static.framework import Program
 from ..static.proto import framework_pb2 as pb
 from ..static.variable import tensor_desc
 from . import pdiparams
+from .atomic_set import reading
 from .fileio import FormatError, atomic_open, describe, ensure_parent
 
 __all__ = ["UnknownOpError", "parse_program", "read_program", "program_bytes",
@@ -530,5 +531,6 @@ def model_paths(path_prefix, model_filename=None, params_filename=None):
 
 def load_model(model_path, params_path=None):
     """(program, {name: ndarray}) of a model file and its params file, both checked."""
-    program = read_program(model_path)
-    return program, load_params(program, params_path, model_path)
+    with reading(model_path, params_path):
+        program = read_program(model_path)
+        return program, load_params(program, params_path, model_path)

@@ -6,7 +6,8 @@ Paddle's files actually contain: numpy's array/scalar/dtype reconstruction
 (``numpy.core.multiarray._reconstruct`` / ``scalar``, ``numpy.ndarray``, ``numpy.dtype``;
 also the ``numpy._core`` spelling of numpy 2), ``builtins.tuple`` (how ``paddle.save`` writes a
 bare tensor: ``tuple((name, ndarray))``), ``collections.OrderedDict``, a few builtin
-containers, and ``_codecs.encode`` with latin-1 (how protocol 2 stores bytes).  Any other
+containers, and ``_codecs.encode`` with latin-1 and ``builtins.bytes`` with no argument (how
+protocol 2 stores bytes, and empty bytes).  Any other
 global is refused with ``UnsafePickleError`` naming it, before anything is called; object
 dtypes are refused too.
 
@@ -14,16 +15,26 @@ dtypes are refused too.
 numpy is installed: numpy's reconstruct functions are always named
 ``numpy.core.multiarray.*`` so real Paddle environments can read the files.  It writes only
 what ``load`` accepts (sampan Tensors become ``tuple((name, ndarray))`` as in Paddle); other
-objects raise ``TypeError``.
+objects raise ``TypeError``.  It streams: an ndarray is written with the opcodes numpy's own
+``__reduce__`` gives it (``_reconstruct`` + a state holding ``arr.tobytes()``), byte for byte,
+but the data goes to the file straight from the array's memory (``array_bytes``), so a
+checkpoint is never held in memory a second time.  Protocol 2, which stores bytes as
+``_codecs.encode(text, 'latin1')``, converts the text a chunk at a time.
+
+Loading keeps one copy too: from a file, the unpickler reads each array's bytes once into a
+new bytes object, and numpy's ``__setstate__`` adopts that object as the array's memory.
 """
 import _compat_pickle
 import codecs
 import collections
 import io
 import pickle
+import struct
 
 import numpy as np
 
+from . import array_bytes
+from .array_bytes import byte_chunks
 from .fileio import FormatError, describe
 
 _reconstruct = np.ndarray.__reduce__(np.zeros(0))[0]
@@ -48,6 +59,13 @@ def _latin1_encode(text, encoding="latin1", errors="strict"):
     return codecs.encode(text, "latin1", errors)
 
 
+def _empty_bytes(*args):
+    # protocol 2 writes empty bytes (an empty array's data) as builtins.bytes()
+    if args:
+        raise UnsafePickleError("refusing builtins.bytes with arguments")
+    return b""
+
+
 _SAFE_GLOBALS = {
     ("numpy", "ndarray"): np.ndarray,
     ("numpy", "dtype"): _checked_dtype,
@@ -58,6 +76,7 @@ _SAFE_GLOBALS = {
     ("builtins", "frozenset"): frozenset,
     ("builtins", "complex"): complex,
     ("builtins", "bytearray"): bytearray,
+    ("builtins", "bytes"): _empty_bytes,
     ("collections", "OrderedDict"): collections.OrderedDict,
     ("_codecs", "encode"): _latin1_encode,
 }
@@ -124,6 +143,7 @@ _WRITE_NAMES = {
     id(frozenset): ("builtins", "frozenset"),
     id(complex): ("builtins", "complex"),
     id(bytearray): ("builtins", "bytearray"),
+    id(bytes): ("builtins", "bytes"),
     id(collections.OrderedDict): ("collections", "OrderedDict"),
     id(codecs.encode): ("_codecs", "encode"),
 }
@@ -144,8 +164,50 @@ def _is_layer(obj):
     return isinstance(obj, Layer)
 
 
+class _ArrayData:
+    """Stands for an ndarray's data bytes (``arr.tobytes(order)``) in its pickled state."""
+    __slots__ = ("array", "nbytes")
+
+    def __init__(self, array):
+        self.array = array  # its C-order bytes are the data (arr, or arr.T for Fortran)
+        self.nbytes = array.nbytes
+
+
+class _Latin1Text:
+    """Stands for ``str(data, 'latin1')``: how protocol 2 stores bytes."""
+    __slots__ = ("data",)
+
+    def __init__(self, data):
+        self.data = data
+
+
+_STAND_INS = (_ArrayData, _Latin1Text)  # saved by the pickler's own dispatch entries
+
+
+def _array_reduce(arr):
+    """numpy's ``arr.__reduce__()`` with the data left in the array."""
+    # (_reconstruct, (ndarray, (0,), b'b')) exactly as numpy builds them, fresh each time
+    func, args, state = np.ndarray.__reduce__(np.empty(0, arr.dtype))
+    fortran = arr.flags.f_contiguous and not arr.flags.c_contiguous  # PyArray_ISFORTRAN
+    if arr.nbytes <= 0xff:
+        # numpy's own bytes: the empty and 1-byte ones are CPython singletons that the
+        # memo shares between arrays, and the file must do the same
+        data = arr.tobytes("A")
+    else:
+        data = _ArrayData(arr.T if fortran else arr)
+    return func, args, (state[0], arr.shape, arr.dtype, fortran, data)
+
+
+def _utf8_size(data):
+    """Length of ``str(bytes, 'latin1').encode('utf-8')``: bytes >= 0x80 take two."""
+    return data.nbytes + sum(int(np.count_nonzero(c >= 0x80))
+                             for c in byte_chunks(data.array, array_bytes.CHUNK))
+
+
 class _PaddlePickler(pickle._Pickler):
     """The pure-Python pickler (so global names can be chosen) limited to loadable data."""
+
+    dispatch = dict(pickle._Pickler.dispatch)
 
     def __init__(self, file, protocol):
         super().__init__(file, protocol)
@@ -153,21 +215,56 @@ class _PaddlePickler(pickle._Pickler):
 
     def reducer_override(self, obj):
         t = type(obj)
-        if t in _PLAIN or id(obj) in _WRITE_NAMES:
+        if t in _PLAIN or t in _STAND_INS or id(obj) in _WRITE_NAMES:
             return NotImplemented
         if isinstance(obj, self._tensor):
-            return tuple, ((obj.name, np.array(obj.numpy())),)
+            return tuple, ((obj.name, np.asarray(obj.numpy())),)
         if t is np.ndarray or isinstance(obj, (np.generic, np.dtype)):
             dt = obj if isinstance(obj, np.dtype) else obj.dtype
             if dt.hasobject:
                 raise TypeError(f"cannot save a numpy array of object dtype ({dt})")
-            if t is not np.ndarray and isinstance(obj, np.ndarray):
-                return np.asarray(obj).__reduce__()
+            if t is np.ndarray:
+                return _array_reduce(obj)
             return NotImplemented
         if _is_layer(obj):
             raise ValueError("paddle do not support saving `paddle.nn.Layer` object.")
         raise TypeError(f"cannot save an object of type {t.__module__}.{t.__qualname__}: only "
                         "tensors, numpy arrays, containers and Python scalars are supported")
+
+    # save_bytes for an array's data, writing the same opcodes without the bytes object
+    def save_array_data(self, obj):
+        n = obj.nbytes
+        if self.proto < 3:
+            self.save_reduce(codecs.encode, (_Latin1Text(obj), "latin1"), obj=obj)
+            return
+        if n > 0xffffffff and self.proto >= 4:  # (n > 0xff: smaller data is real bytes)
+            self._write_raw(pickle.BINBYTES8 + struct.pack("<Q", n), obj.array)
+        elif n >= self.framer._FRAME_SIZE_TARGET:
+            self._write_raw(pickle.BINBYTES + struct.pack("<I", n), obj.array)
+        else:
+            self.write(pickle.BINBYTES + struct.pack("<I", n) + obj.array.tobytes())
+        self.memoize(obj)
+    dispatch[_ArrayData] = save_array_data
+
+    # save_str (protocol 2) for str(data, 'latin1'), converted a chunk at a time
+    def save_latin1_text(self, obj):
+        n = _utf8_size(obj.data)
+        header = pickle.BINUNICODE + struct.pack("<I", n)
+        if n >= self.framer._FRAME_SIZE_TARGET:
+            self._write_raw(header, obj.data.array, utf8=True)
+        else:
+            self.write(header + obj.data.array.tobytes().decode("latin1").encode("utf-8"))
+        self.memoize(obj)
+    dispatch[_Latin1Text] = save_latin1_text
+
+    def _write_raw(self, header, arr, utf8=False):
+        """``_write_large_bytes(header, payload)`` with the payload taken from ``arr``."""
+        pieces = byte_chunks(arr, array_bytes.CHUNK if utf8 else None)
+        if utf8:
+            pieces = (bytes(p).decode("latin1").encode("utf-8") for p in pieces)
+        self._write_large_bytes(header, next(pieces, b""))  # ends the current frame
+        for piece in pieces:
+            self.framer.file_write(piece)
 
     def save_global(self, obj, name=None):
         names = _WRITE_NAMES.get(id(obj))
@@ -179,9 +276,10 @@ class _PaddlePickler(pickle._Pickler):
             self.save(name)
             self.write(pickle.STACK_GLOBAL)
         else:
-            if (module, name) in _compat_pickle.REVERSE_NAME_MAPPING:
-                module, name = _compat_pickle.REVERSE_NAME_MAPPING[(module, name)]
-            module = _compat_pickle.REVERSE_IMPORT_MAPPING.get(module, module)
+            if self.proto < 3:  # Python 2's names, as pickle's fix_imports writes them
+                module, name = _compat_pickle.REVERSE_NAME_MAPPING.get((module, name),
+                                                                       (module, name))
+                module = _compat_pickle.REVERSE_IMPORT_MAPPING.get(module, module)
             self.write(pickle.GLOBAL + f"{module}\n{name}\n".encode("utf-8"))
         self.memoize(obj)
 

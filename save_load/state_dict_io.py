@@ -17,6 +17,7 @@ there are none, every ndarray.  ``return_numpy=True`` keeps numpy arrays.  A pat
 ``jit.save`` model (``prefix.pdiparams`` exists) loads its parameters as a dict keyed by
 structured name (from ``.pdiparams.info``) or variable name.
 """
+import functools
 import io
 import math
 import os
@@ -25,6 +26,7 @@ import warnings
 import numpy as np
 
 from . import pdiparams, safe_pickle
+from .atomic_set import reading
 from .fileio import FormatError, atomic_open, ensure_parent
 
 NAME_TABLE = "StructuredToParameterName@@"
@@ -79,7 +81,7 @@ def is_state_dict(obj):
 
 
 def _to_numpy(t):
-    return np.array(t.numpy())
+    return np.asarray(t.numpy())  # the tensor's own array: pickling streams it, no copy
 
 
 def _build_saved_state_dict(state_dict):
@@ -125,9 +127,21 @@ def _pack_big_arrays(loaded, where):
         return loaded
     try:
         for key, entry in info.items():
-            parts = [loaded.pop(p) for p in entry["slices"]]
-            loaded[key] = np.concatenate(parts).reshape(entry["OriginShape"])
-    except (KeyError, TypeError, ValueError) as exc:
+            slices = list(entry["slices"])
+            parts = [loaded[p] for p in slices]
+            size = sum(p.size for p in parts)
+            dtype = functools.reduce(np.promote_types, [p.dtype for p in parts])
+            del parts
+            out = np.empty(tuple(entry["OriginShape"]), dtype)
+            if out.size != size:
+                raise ValueError(f"{key!r}: {size} values for shape {out.shape}")
+            flat, at = out.reshape(-1), 0
+            for part in slices:  # each slice is freed once copied: one slice extra at most
+                piece = loaded.pop(part).reshape(-1)
+                flat[at:at + piece.size] = piece
+                at += piece.size
+            loaded[key] = out
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise FormatError(f"{where}: corrupt {UNPACK_INFO} entry ({exc})") from None
     return loaded
 
@@ -140,8 +154,10 @@ def _check_protocol(protocol):
 
 
 def _write(path, write):
+    """Run ``write(fh)`` on a binary file that replaces ``path`` once complete, or on the
+    ``io.BytesIO`` ``path`` itself (restored as it was if writing fails)."""
     if _is_memory_buffer(path):
-        write(path)
+        _write_buffer(path, write)
         return
     if not isinstance(path, (str, os.PathLike)):
         raise ValueError(f"path must be a file path or io.BytesIO, got {type(path).__name__}")
@@ -153,8 +169,28 @@ def _write(path, write):
         write(fh)
 
 
+def _write_buffer(buf, write):
+    start = buf.tell()
+    end = buf.seek(0, io.SEEK_END)
+    buf.seek(start)
+    if start != end:  # writing over existing data: build it aside, then copy it in
+        tmp = io.BytesIO()
+        write(tmp)
+        buf.write(tmp.getbuffer())
+        return
+    try:
+        write(buf)
+    except BaseException:
+        buf.seek(start)
+        buf.truncate()
+        raise
+
+
 def save(obj, path, protocol=4, **configs):
-    """Save a state dict, tensor or nested container of tensors/Python values (paddle.save)."""
+    """Save a state dict, tensor or nested container of tensors/Python values (paddle.save).
+
+    The pickle is streamed to the file, every array's data straight from its memory, so
+    saving holds no second copy of the tensors (``safe_pickle``)."""
     for key in configs:
         if key not in _SAVE_CONFIGS:
             raise ValueError(f"The additional config ({key}) of `paddle.save` is not supported.")
@@ -167,8 +203,7 @@ def save(obj, path, protocol=4, **configs):
         if not isinstance(obj, _tensor_type()):
             raise NotImplementedError("use_binary_format=True saves only a Tensor, got "
                                       f"{type(obj).__name__}")
-        data = pdiparams.record_bytes(obj.numpy(), obj.name)
-        _write(path, lambda fh: fh.write(data))
+        _write(path, lambda fh: pdiparams.write_records(fh, [(obj.name, obj.numpy())]))
         return
     layer = _layer_type()
     if layer and isinstance(obj, layer):
@@ -179,8 +214,7 @@ def save(obj, path, protocol=4, **configs):
         payload = _unpack_big_arrays(_build_saved_state_dict(obj), protocol)
     else:
         payload = obj
-    data = safe_pickle.dumps(payload, protocol)  # fully built before the file is touched
-    _write(path, lambda fh: fh.write(data))
+    _write(path, lambda fh: safe_pickle.dump(payload, fh, protocol))
 
 
 # ---------------------------------------------------------------- load
@@ -206,30 +240,41 @@ def _from_tensor_tuple(obj):
         and isinstance(obj[1], np.ndarray)
 
 
-def _array_to_tensor(arr, return_numpy, name=None):
+def _array_to_tensor(arr, return_numpy, name=None, adopted=None):
+    """A Tensor of a loaded array.  ``adopted``: ids of the arrays already in a Tensor;
+    an array met for the first time becomes the Tensor's memory as it is (it is the
+    file's data, held by nothing else), one met again is copied (to_tensor), so no two
+    loaded Tensors share memory."""
     if return_numpy:
         return arr
-    from ..tensor.creation_base import to_tensor
-    t = to_tensor(arr)
+    from ..tensor.creation_base import get_device, to_tensor
+    if adopted is not None and get_device() == "cpu" and type(arr) is np.ndarray \
+            and id(arr) not in adopted:
+        from ..ops import constant
+        adopted[id(arr)] = arr  # kept: ids stay unique while loading
+        t = constant(arr)
+    else:
+        t = to_tensor(arr)
     if name is not None:
         t.name = name
     return t
 
 
 def _restore_tensors(obj, return_numpy, keep_name_table):
+    adopted = {}
     if isinstance(obj, dict) and NAME_TABLE in obj:
         table = obj[NAME_TABLE]
         for key in table if isinstance(table, dict) else ():
             if isinstance(obj.get(key), np.ndarray):
-                obj[key] = _array_to_tensor(obj[key], return_numpy)
+                obj[key] = _array_to_tensor(obj[key], return_numpy, adopted=adopted)
         if not keep_name_table:
             del obj[NAME_TABLE]
         return obj
     if _contains(obj, _from_tensor_tuple):
         return _walk(obj, _from_tensor_tuple,
-                     lambda t: _array_to_tensor(t[1], return_numpy, t[0]))
+                     lambda t: _array_to_tensor(t[1], return_numpy, t[0], adopted))
     return _walk(obj, lambda v: isinstance(v, np.ndarray),
-                 lambda a: _array_to_tensor(a, return_numpy))
+                 lambda a: _array_to_tensor(a, return_numpy, adopted=adopted))
 
 
 def _load_model_prefix(prefix, configs):
@@ -270,41 +315,48 @@ def _load_model_prefix(prefix, configs):
     return {info[n]["structured_name"]: a for n, a in arrays.items()}
 
 
-def _load_non_pickle(data, where):
+def _load_non_pickle(fh, where):
     """A single binary tensor (use_binary_format=True), else a clear error."""
     try:
-        record = pdiparams.read_single_tensor(data)
+        record = pdiparams.read_single_tensor(fh)
     except FormatError:
         raise FormatError(f"`paddle.load` can not parse the file: {where} (neither a pickle "
                           "nor a single binary tensor)") from None
     return record.array
 
 
+def _load_stream(fh, where, return_numpy):
+    """(loaded object, True) for a pickle at ``fh``'s position, else (tensor, False)."""
+    start = fh.tell()
+    first = fh.read(1)
+    fh.seek(start)
+    if first != b"\x80":  # every pickle of protocol >= 2 starts with PROTO
+        return _array_to_tensor(_load_non_pickle(fh, where), return_numpy, adopted={}), False
+    return safe_pickle.load(fh, where), True
+
+
 def load(path, **configs):
-    """Load what ``save`` (or paddle.save) wrote; tensors come back as sampan Tensors."""
+    """Load what ``save`` (or paddle.save) wrote; tensors come back as sampan Tensors.
+
+    Each array is read from the file once, into the memory it keeps (``safe_pickle``)."""
     for key in configs:
         if key not in _LOAD_CONFIGS:
             raise ValueError(f"The additional config ({key}) of `paddle.load` is not supported.")
     return_numpy = bool(configs.get("return_numpy", False))
     keep_name_table = bool(configs.get("keep_name_table", False))
     if _is_memory_buffer(path):
-        where, start = "<in-memory buffer>", path.tell()
-        if path.read(1) != b"\x80":
-            path.seek(start)
-            return _array_to_tensor(_load_non_pickle(path.read(), where), return_numpy)
-        path.seek(start)
-        obj = safe_pickle.load(path, where)
+        where = "<in-memory buffer>"
+        obj, pickled = _load_stream(path, where, return_numpy)
     elif isinstance(path, (str, os.PathLike)) and os.path.isfile(path):
         where = os.fspath(path)
-        with open(where, "rb") as fh:
-            data = fh.read()
-        if not data.startswith(b"\x80"):  # every pickle of protocol >= 2 starts with PROTO
-            return _array_to_tensor(_load_non_pickle(data, where), return_numpy)
-        obj = safe_pickle.loads(data, where)
+        with reading(where), open(where, "rb") as fh:     # after a killed save: cleaned
+            obj, pickled = _load_stream(fh, where, return_numpy)
     elif isinstance(path, (str, os.PathLike)):
         return _load_model_prefix(os.fspath(path), configs)
     else:
         raise ValueError(f"path must be a file path or io.BytesIO, got {type(path).__name__}")
+    if not pickled:
+        return obj
     if isinstance(obj, dict):
         obj = _pack_big_arrays(obj, where)
     return _restore_tensors(obj, return_numpy, keep_name_table)

@@ -7,7 +7,8 @@
   accumulators, learning rates ...), data variables and feed/fetch holders excluded;
 * ``model_path.pdmodel``: the serialized ProgramDesc.
 Values come from the global scope (or the eager tensors bound to the program).
-Every file is written to a temp name and renamed.
+The three files are written as one unit (``atomic_set``): a save killed at any
+instant leaves the old state or the new one, never a mix.
 
 Loading reads pickles through the restricted unpickler only (no code from a file
 runs) and checks every variable's presence, dtype and shape before anything is
@@ -22,7 +23,8 @@ from ..static.variable import Parameter, tensor_desc
 from ..ops.dtypes import ENUM_TO_NP
 from ..static.proto import framework_pb2 as pb
 from . import safe_pickle
-from .fileio import FormatError, atomic_open, ensure_parent
+from .atomic_set import reading, write_file_set
+from .fileio import FormatError
 from .program_io import program_bytes
 from .state_dict_io import _pack_big_arrays, _unpack_big_arrays, _check_protocol
 
@@ -91,15 +93,17 @@ def save(program, model_path, protocol=4, **configs):
               for v in _state_vars(program, _is_parameter)}
     opt = {v.name: _value(program, scope, v.name)
            for v in _state_vars(program, _is_optimizer_var)}
-    blobs = [(model_path + ".pdparams", safe_pickle.dumps(_unpack_big_arrays(params, protocol),
-                                                           protocol)),
-             (model_path + ".pdopt", safe_pickle.dumps(_unpack_big_arrays(opt, protocol),
-                                                        protocol)),
-             (model_path + ".pdmodel", program_bytes(program, op_versions=False))]
-    ensure_parent(model_path)
-    for path, data in blobs:                 # all bytes built before any file is touched
-        with atomic_open(path) as fh:
-            fh.write(data)
+    blobs = {model_path + ".pdparams": safe_pickle.dumps(_unpack_big_arrays(params, protocol),
+                                                          protocol),
+             model_path + ".pdopt": safe_pickle.dumps(_unpack_big_arrays(opt, protocol),
+                                                       protocol),
+             model_path + ".pdmodel": program_bytes(program, op_versions=False)}
+    # all bytes built before any file is touched; the three files land as one unit
+    write_file_set(model_path, {path: _writer(data) for path, data in blobs.items()})
+
+
+def _writer(data):
+    return lambda fh: fh.write(data)
 
 
 def _read_dict(path):
@@ -119,11 +123,12 @@ def load_program_state(model_path, var_list=None):
     """{name: ndarray} from ``model_path.pdparams`` (and ``.pdopt`` when present)."""
     prefix = _prefix(model_path)
     pfile = prefix + ".pdparams"
-    if not os.path.isfile(pfile):
-        raise ValueError(f"Parameter file [{pfile}] not exits")
-    state = _read_dict(pfile)
-    if os.path.isfile(prefix + ".pdopt"):
-        state.update(_read_dict(prefix + ".pdopt"))
+    with reading(prefix):
+        if not os.path.isfile(pfile):
+            raise ValueError(f"Parameter file [{pfile}] not exits")
+        state = _read_dict(pfile)
+        if os.path.isfile(prefix + ".pdopt"):
+            state.update(_read_dict(prefix + ".pdopt"))
     if var_list is not None:
         names = {getattr(v, "name", v) for v in var_list}
         state = {k: v for k, v in state.items() if k in names}
@@ -173,6 +178,13 @@ def load(program, model_path, executor=None, var_list=None):
     state) into the global scope for ``program``'s variables."""
     program = getattr(program, "_program", program)
     prefix = _prefix(model_path)
+    with reading(prefix):
+        todo = _read_state(program, prefix, var_list)
+    _put(program, todo)
+
+
+def _read_state(program, prefix, var_list):
+    """{name: checked array} for ``program``'s state variables from the prefix's files."""
     pfile, ofile = prefix + ".pdparams", prefix + ".pdopt"
     if not os.path.isfile(pfile):
         raise ValueError(f"Parameter file [{pfile}] not exits")
@@ -194,4 +206,4 @@ def load(program, model_path, executor=None, var_list=None):
             if v.name not in saved:
                 raise ValueError(f"Can not find [{v.name}] in model file [{path}]")
             todo[v.name] = _checked(v, saved[v.name], path)
-    _put(program, todo)
+    return todo

@@ -8,7 +8,8 @@ import os as _os
 from .framework import Program, Block, Operator, Variable, Parameter
 from .program_guard import (default_main_program, default_startup_program, program_guard,
                             name_scope, switch_main_program, switch_startup_program)
-from .static_mode import enable_static, disable_static, name_key, op_role_guard
+from .static_mode import enable_static, disable_static, op_role_guard
+from . import actions as _actions  # noqa: F401  (the static mode actions)
 from .data import data, InputSpec
 from .backward import append_backward, gradients
 from ..kernels.place import CPUPlace, CUDAPlace

@@ -9,6 +9,7 @@ bytes carry identical values (and compute identical numbers).
 """
 import numpy as np
 
+from ..ops import is_graph_value
 from ..ops.dtypes import to_enum
 from .proto import framework_pb2 as pb
 
@@ -20,16 +21,13 @@ BOOKKEEPING = {"op_role": "INT", "op_role_var": "STRINGS", "op_namescope": "STRI
                "op_device": "STRING", "op_callstack": "STRINGS", "with_quant_attr": "BOOLEAN"}
 
 OP_ROLE_FORWARD, OP_ROLE_BACKWARD, OP_ROLE_OPTIMIZE, OP_ROLE_LOSS = 0, 1, 2, 256
+OP_ROLE_LRSCHED = 16        # learning-rate computations (with Optimize: 18)
 
 _I32 = (-2 ** 31, 2 ** 31)
 
 
 def _is_block(v):
     return getattr(v, "_is_static_block", False)
-
-
-def _is_var(v):
-    return getattr(v, "is_static_variable", False)
 
 
 def infer_type(value):
@@ -44,7 +42,7 @@ def infer_type(value):
         return "STRING"
     if _is_block(value):
         return "BLOCK"
-    if _is_var(value):
+    if is_graph_value(value):
         return "VAR"
     if isinstance(value, np.ndarray):
         value = value.tolist()
@@ -62,7 +60,7 @@ def infer_type(value):
             return "STRINGS"
         if all(_is_block(v) for v in value):
             return "BLOCKS"
-        if all(_is_var(v) for v in value):
+        if all(is_graph_value(v) for v in value):
             return "VARS"
     raise TypeError(f"cannot store a {type(value).__name__} value ({value!r:.60}) as an "
                     f"operator attribute")
@@ -86,7 +84,7 @@ def _block_idx(v):
 
 
 def _var_name(v):
-    return v.name if _is_var(v) else str(v)
+    return v.name if is_graph_value(v) else str(v)
 
 
 def _seq(v):

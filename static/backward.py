@@ -54,7 +54,7 @@ The builders of ``conditional_block`` and ``while`` are in
 
 ``checkpoints`` (recompute) is accepted and ignored: the gradients are the same.
 """
-from ..ops import OpError
+from ..ops import OpError, is_graph_value
 from ..ops.dtypes import to_enum
 from . import attrs as A
 from .backward_pass import BUILDERS, GRAD, _Pass, _Ref, _name
@@ -82,7 +82,7 @@ def _names(xs, what):
     for x in xs or ():
         if isinstance(x, str):
             out.add(x)
-        elif getattr(x, "is_static_variable", False):
+        elif is_graph_value(x):
             out.add(x.name)
         else:
             raise TypeError(f"{what}: items must be Variables or names, got {type(x).__name__}")
@@ -90,7 +90,7 @@ def _names(xs, what):
 
 
 def _check_var(x, what):
-    if not getattr(x, "is_static_variable", False):
+    if not is_graph_value(x):
         raise TypeError(f"{what} must be a static Variable, got {type(x).__name__}")
     return x
 

@@ -2,7 +2,7 @@
 description: shape with None/-1 for unknown dims, dtype, name)."""
 import numpy as np
 
-from ..ops.dtypes import to_np_dtype, public_dtype
+from ..ops.dtypes import to_np_dtype, public_dtype, get_default_dtype
 from .program_guard import default_main_program
 from .variable import LOD_TENSOR
 
@@ -10,8 +10,7 @@ __all__ = ["data", "InputSpec"]
 
 
 def _default_dtype():
-    from ..tensor.creation_base import get_default_dtype   # float32 unless changed
-    return get_default_dtype()
+    return get_default_dtype()      # float32 unless changed
 
 
 def _shape(shape, what):

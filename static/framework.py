@@ -347,18 +347,3 @@ def _to_test(program):
                                           "is_test" in op.opdef.attr_specs):
                 op._set_attr("is_test", True)
     program._bump()
-
-
-def _install_tensor_methods():
-    """Variable operators and methods are the public op functions (as for the
-    eager Tensor); results of Python operators are named ``tmp_<n>``."""
-    from ..tensor import methods
-    from .static_mode import tmp_names
-    own = set(vars(Variable))
-    methods.install(Variable, eager=False)
-    for name, fn in list(vars(Variable).items()):
-        if name.startswith("__") and name not in own and callable(fn):
-            setattr(Variable, name, tmp_names(fn))
-
-
-_install_tensor_methods()

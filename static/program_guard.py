@@ -9,7 +9,7 @@ other threads keep running (the mode itself is per thread: ``ops.mode``).
 import contextlib
 import threading
 
-from ..ops import in_static_mode, set_static_mode
+from ..ops import static_guard
 from .framework import Program
 
 BUILD_LOCK = threading.RLock()
@@ -64,13 +64,8 @@ def program_guard(main_program, startup_program=None):
 def building(main_program, startup_program=None):
     """Build into ``main_program`` in static mode, one thread at a time (the
     default programs and the name generators are shared by all threads)."""
-    with BUILD_LOCK, program_guard(main_program, startup_program):
-        prev = in_static_mode()
-        set_static_mode(True)
-        try:
-            yield
-        finally:
-            set_static_mode(prev)
+    with BUILD_LOCK, program_guard(main_program, startup_program), static_guard(True):
+        yield
 
 
 @contextlib.contextmanager

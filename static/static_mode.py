@@ -27,8 +27,9 @@ import functools
 import os
 import sys
 
-from ..ops import (OpError, Meta, set_mode_handler, set_static_mode, in_static_mode,
-                   set_constant_handler)
+from ..ops.errors import NOT_FOUND
+from ..ops import (OpError, kind_of, Meta, get_op, set_mode_handler, set_static_mode,
+                   set_constant_handler, is_graph_value)
 from ..utils import unique_name
 from . import attrs as A
 from .program_guard import default_main_program, current_name_scope
@@ -48,8 +49,8 @@ def disable_static(place=None):
     set_static_mode(False)
 
 
-__all__ = ["enable_static", "disable_static", "in_static_mode", "append_static_op",
-           "name_key", "named_outputs", "tmp_names", "op_role_guard"]
+__all__ = ["enable_static", "disable_static", "append_static_op", "append_op", "bookkeeping",
+           "name_key", "tmp_names", "op_role_guard"]
 
 
 # ----------------------------------------------------------------- naming
@@ -57,31 +58,14 @@ __all__ = ["enable_static", "disable_static", "in_static_mode", "append_static_o
 def name_key(key):
     """Ops appended inside share one ``<key>_<n>`` prefix: their outputs are
     ``<key>_<n>.tmp_0``, ``.tmp_1`` ... (a Linear layer: ``linear_0.tmp_0`` for
-    the matmul, ``linear_0.tmp_1`` for the bias add).  A no-op in eager mode."""
-    if not in_static_mode():
-        yield
-        return
+    the matmul, ``linear_0.tmp_1`` for the bias add); the static implementation
+    of ``ops.name_key``."""
     old = _naming["base"]
     _naming["base"] = unique_name.generate(key)
     try:
         yield
     finally:
         _naming["base"] = old
-
-
-def named_outputs(key):
-    """Decorate a public function so that, in static mode, its ops' outputs are
-    ``<key>_<n>.tmp_<k>`` (Paddle's LayerHelper naming: ``F.linear`` gives
-    ``linear_1.tmp_0``/``linear_1.tmp_1``).  Eagerly it costs one flag check."""
-    def wrap(fn):
-        @functools.wraps(fn)
-        def call(*args, **kwargs):
-            if not in_static_mode():
-                return fn(*args, **kwargs)
-            with name_key(key):
-                return fn(*args, **kwargs)
-        return call
-    return wrap
 
 
 def tmp_names(fn):
@@ -119,6 +103,11 @@ def op_role_guard(role):
         _role.pop()
 
 
+def current_role():
+    """The op_role of ops appended now."""
+    return _role[-1]
+
+
 # ----------------------------------------------------------------- source lines
 _ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
 _NOT_INTERNAL = tuple(_ROOT + d + os.sep for d in ("tests", "benchmarks", "examples"))
@@ -154,7 +143,7 @@ def user_source():
 
 # ----------------------------------------------------------------- the handler
 def _as_var(program, op, slot, x):
-    if getattr(x, "is_static_variable", False):
+    if is_graph_value(x):
         if x.block.program is not program:
             raise OpError(f"op '{op.type}': input {slot.name} is variable '{x.name}' of "
                           f"another Program; build every op of a program inside one "
@@ -192,7 +181,8 @@ def _infer(op, in_vars, metas, attrs):
         msg = str(e)
         if not msg.startswith(f"op '{op.type}'"):
             msg = f"op '{op.type}': {msg}"
-        raise OpError(f"{msg} (inputs {_describe(op, in_vars)}){where}") from e
+        raise OpError(f"{msg} (inputs {_describe(op, in_vars)}){where}",
+                      kind=kind_of(e)) from e
 
 
 def _check_dtypes(op, in_vars):
@@ -201,9 +191,24 @@ def _check_dtypes(op, in_vars):
         if isinstance(a, list) or isinstance(b, list) or a is None or b is None:
             continue
         if a.np_dtype != b.np_dtype:
-            raise OpError(f"op '{op.type}': input {op.inputs[j].name} ('{b.name}') has dtype "
-                          f"{b.np_dtype} but input {op.inputs[i].name} ('{a.name}') has dtype "
-                          f"{a.np_dtype}; they must match (cast one with .astype())")
+            raise op.dtype_mismatch(i, j, a.np_dtype, b.np_dtype, a.name, b.name)
+
+
+def _check_kernel(op, in_vars):
+    """The input deciding the kernel dtype must have a kernel, checked as the op is
+    appended (eagerly the call fails there too; Paddle's static builders check
+    dtypes as they build)."""
+    di = op.dtype_index
+    if di is None or di >= len(in_vars) or not op.kernels:
+        return
+    v = in_vars[di]
+    if isinstance(v, list):
+        v = v[0] if v else None
+    if v is not None and not op.has_kernel_dtype(v.np_dtype):
+        have = sorted({k.dtype for k in op.kernels})
+        raise OpError(f"op '{op.type}' has no kernel for dtype {v.np_dtype} (input "
+                      f"{op.inputs[di].name} is '{v.name}': {v.type_str()}); it takes "
+                      f"{', '.join(have)}", kind=NOT_FOUND)
 
 
 def _aliases(src, m):
@@ -258,6 +263,7 @@ def append_static_op(op, ins, attrs):
         else:
             in_vars.append(_as_var(program, op, slot, x))
     _check_dtypes(op, in_vars)
+    _check_kernel(op, in_vars)
     metas = [None if v is None else [_meta(x) for x in v] if isinstance(v, list) else _meta(v)
              for v in in_vars]
     outs = _outputs(op, block, in_vars, _infer(op, in_vars, metas, full))
@@ -265,16 +271,31 @@ def append_static_op(op, ins, attrs):
     fresh = [v for v in _flat(outs) if not v.persistable]
     for v in fresh:
         v.stop_gradient = stop
+    block.append_op(op.type,
+                    inputs={s.name: v for s, v in zip(op.inputs, in_vars)},
+                    outputs={s.name: v for s, v in zip(op.outputs, outs)},
+                    attrs={**full, **bookkeeping()})
+    return tuple(outs)
+
+
+def bookkeeping():
+    """Paddle's bookkeeping attributes of an op appended now: op_role, the name
+    scope, op_device, op_role_var and op_callstack (the user's source line)."""
     extra = {"op_role": _role[-1], "op_namescope": current_name_scope(), "op_device": "",
              "op_role_var": []}
     src = user_source()
     if src:
         extra["op_callstack"] = [src]
-    block.append_op(op.type,
-                    inputs={s.name: v for s, v in zip(op.inputs, in_vars)},
-                    outputs={s.name: v for s, v in zip(op.outputs, outs)},
-                    attrs={**full, **extra})
-    return tuple(outs)
+    return extra
+
+
+def append_op(block, type, inputs, outputs, attrs=None):
+    """Append an op whose outputs are existing variables (an update in place, a
+    tensor array write, a control-flow op), with its declared defaults and the
+    bookkeeping."""
+    return block.append_op(type, inputs=inputs, outputs=outputs,
+                           attrs={**get_op(type).complete_attrs(attrs or {}),
+                                  **bookkeeping()})
 
 
 set_mode_handler("static", append_static_op)
@@ -283,7 +304,6 @@ set_mode_handler("static", append_static_op)
 def _static_constant(array, stop_gradient, dtype):
     """A host array in a Program: an ``assign_value`` op of the array's own
     dtype, then a ``cast`` to ``dtype`` when that differs (as Paddle's to_tensor)."""
-    from ..ops import get_op
     from ..ops.dtypes import to_enum
     from ..ops.defs.creation import assign_value_attrs
     out = append_static_op(get_op("assign_value"), (), assign_value_attrs(array))[0]

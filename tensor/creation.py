@@ -9,7 +9,7 @@ import numbers
 
 import numpy as np
 
-from ..ops import bind, get_op, OpError
+from ..ops import bind, get_op, OpError, is_graph_value
 from ..ops.dtypes import to_enum, to_np_dtype
 from ..ops.defs.creation import assign_value_attrs
 from .creation_base import default_float, to_tensor
@@ -31,7 +31,7 @@ _ASSIGN_VALUE = get_op("assign_value")
 
 def is_var(v):
     """A Tensor or a static Variable (anything op inputs accept)."""
-    return hasattr(v, "_data") or getattr(v, "is_static_variable", False)
+    return hasattr(v, "_data") or is_graph_value(v)
 
 
 def int_list_args(value, what="shape", cast_int32=True):

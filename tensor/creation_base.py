@@ -1,10 +1,8 @@
 """Turning Python and numpy values into Tensors (``to_tensor``) and the default dtype."""
-import numbers
-
 import numpy as np
 
-from ..ops import constant
-from ..ops.dtypes import to_np_dtype
+from ..ops import constant, is_graph_value
+from ..ops.dtypes import to_np_dtype, set_default_dtype, get_default_dtype, default_float
 from ..dygraph.tensor import Tensor
 from ..kernels.place import backend_of_place
 from ..kernels.transform import to_backend, backend_of
@@ -12,22 +10,7 @@ from ..kernels.transform import to_backend, backend_of
 __all__ = ["to_tensor", "set_default_dtype", "get_default_dtype", "is_tensor", "set_device",
            "get_device", "is_compiled_with_cuda"]
 
-_DEFAULT = {"dtype": np.dtype("float32"), "backend": "CPU"}
-
-
-def set_default_dtype(d):
-    d = to_np_dtype(d)
-    if d.kind != "f":
-        raise TypeError(f"set_default_dtype only supports float dtypes, got {d}")
-    _DEFAULT["dtype"] = d
-
-
-def get_default_dtype():
-    return _DEFAULT["dtype"].name
-
-
-def default_float():
-    return _DEFAULT["dtype"]
+_DEFAULT = {"backend": "CPU"}
 
 
 def set_device(device):
@@ -57,33 +40,50 @@ def is_tensor(x):
 
 def _infer_array(data):
     """Paddle's dtype rules: Python floats -> default float dtype, ints -> int64,
-    bools -> bool; numpy arrays keep their dtype."""
+    bools -> bool; numpy arrays keep their dtype.
+
+    Paddle's errors for what is not numbers: data that is not a scalar, list,
+    tuple, ndarray or Tensor (a str, dict, set, None, any other object) is a
+    TypeError; numbers it cannot hold (strings inside a list or an array,
+    bytes, objects, a ragged list) are a ValueError."""
     if isinstance(data, Tensor):
         return data._data
     if isinstance(data, np.ndarray):
-        return data
-    if isinstance(data, np.generic):
-        return np.asarray(data)
+        return _numeric(data, data)
     if isinstance(data, (list, tuple)):
         flat = []
         _flatten(data, flat)
         if flat and any(isinstance(v, Tensor) for v in flat):
             data = _tensors_to_nested(data)
-        arr = np.asarray(data)
-    elif isinstance(data, (bool, numbers.Number)):
+        arr = np.asarray(data)      # a ragged list raises numpy's ValueError, as in Paddle
+    elif np.isscalar(data) and not isinstance(data, str):
         arr = np.asarray(data)
     else:
-        try:
-            arr = np.asarray(data)
-        except Exception:
-            raise TypeError(f"to_tensor cannot convert {type(data).__name__}") from None
+        raise TypeError(f"to_tensor: cannot make a Tensor from data of type "
+                        f"{type(data).__name__} ({_short_repr(data)}); data must be a scalar, "
+                        f"list, tuple, numpy.ndarray or Tensor")
+    _numeric(arr, data)
     if arr.dtype == np.float64 and not _has_numpy_float64(data):
-        arr = arr.astype(_DEFAULT["dtype"])
-    elif arr.dtype.kind in "iu" and arr.dtype != np.int64 and not isinstance(data, np.ndarray):
+        arr = arr.astype(default_float())
+    elif arr.dtype.kind in "iu" and arr.dtype != np.int64 and not isinstance(data, np.generic):
         arr = arr.astype(np.int64)
-    if arr.dtype == object:
-        raise TypeError("to_tensor: data is ragged or holds non-numeric values")
     return arr
+
+
+def _numeric(arr, data):
+    """``arr`` if a tensor can hold its dtype (bool, integers, floats, complex)."""
+    if arr.dtype.kind not in "biufc":
+        what = {"U": "strings", "S": "bytes", "O": "Python objects (or a ragged list)"}.get(
+            arr.dtype.kind, f"numpy dtype {arr.dtype}")
+        raise ValueError(f"to_tensor: data holds {what} ({_short_repr(data)}), dtype "
+                         f"{arr.dtype}; a Tensor holds bool, integer, float or complex "
+                         f"numbers")
+    return arr
+
+
+def _short_repr(data):
+    r = repr(data)
+    return r if len(r) <= 40 else r[:37] + "..."
 
 
 def _flatten(x, out):
@@ -117,7 +117,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     (and a ``cast`` when ``dtype`` is given), and a static Variable is returned
     as it is (cast to ``dtype``), as Paddle does."""
     want = to_np_dtype(dtype) if dtype is not None else None
-    if getattr(data, "is_static_variable", False):
+    if is_graph_value(data):
         if want is None or want == to_np_dtype(data.dtype):
             return data
         from .math import cast

@@ -26,6 +26,7 @@ from ..dygraph.tensor import Tensor
 from ..dygraph.tape import is_grad_enabled
 from ..ops import bind, get_op, OpError
 from ..ops.defs.indexing import VALUE_ATTRS, BIG
+from ..ops.meta_rules import norm_axis
 from ..ops.dtypes import to_enum, to_np_dtype
 from .creation import is_var, full, zeros_like
 from .creation_base import to_tensor
@@ -103,13 +104,10 @@ def take_along_axis(arr, indices, axis, broadcast=True):
     is larger than arr in some dim."""
     nd = len(arr.shape)
     if len(indices.shape) != nd:
-        raise ValueError(f"take_along_axis: `indices` and `arr` must have the same number of "
-                         f"dimensions, got shapes {list(indices.shape)} and {list(arr.shape)}")
-    axis = int(axis)
-    if not -nd <= axis < max(nd, 1):
-        raise ValueError(f"take_along_axis: axis {axis} is out of range for a tensor of rank "
-                         f"{nd}")
-    ax = axis + nd if axis < 0 else axis
+        raise OpError(f"take_along_axis: `indices` and `arr` must have the same number of "
+                      f"dimensions, got shapes {list(indices.shape)} and {list(arr.shape)}")
+    # Paddle asserts the axis range: AssertionError
+    ax = norm_axis(int(axis), nd, "take_along_axis: axis", AssertionError)
     if broadcast:
         ashape, ishape = list(arr.shape), list(indices.shape)
         if any(a < i for a, i in zip(ashape, ishape)):
@@ -120,7 +118,7 @@ def take_along_axis(arr, indices, axis, broadcast=True):
         indices = M.broadcast_to(indices, target)
         target[ax] = ashape[ax]
         arr = M.broadcast_to(arr, target)
-    return bind(_OPS["take_along_axis"], (arr, indices), {"Axis": axis})[0]
+    return bind(_OPS["take_along_axis"], (arr, indices), {"Axis": int(axis)})[0]
 
 
 def _scalar_operand(v):
@@ -222,8 +220,11 @@ def index_put_(x, indices, value, accumulate=False, name=None):
 # ``x[None, [0, 1]]``) and takes negative entries of index lists (Paddle rejects
 # ``x[[-1, 0]]``).
 
+# Paddle's errors: an index of a bad type (a float, a str, a float array or tensor,
+# two ellipses) is InvalidArgument, a ValueError; an index out of range, too many
+# indices or a mask of the wrong shape is OutOfRange, an IndexError.
 def _bad_index(it):
-    return IndexError(f"Valid index accept int / bool / slice / ellipsis / list / tuple / "
+    return OpError(f"Valid index accept int / bool / slice / ellipsis / list / tuple / "
                       f"ndarray / Tensor, but received {it!r} ({type(it).__name__})")
 
 
@@ -235,7 +236,7 @@ def _convert_item(it):
     """numpy arrays and ranges become tensors / lists, as Paddle does first."""
     if isinstance(it, np.ndarray):
         if it.dtype.kind not in "iub":
-            raise IndexError(f"an index array must be of integer or bool dtype, got {it.dtype}")
+            raise OpError(f"an index array must be of integer or bool dtype, got {it.dtype}")
         return to_tensor(it)
     if isinstance(it, range):
         return list(it)
@@ -247,7 +248,7 @@ def _expand_ellipsis(x, items):
     if n_ell == 0:
         return items
     if n_ell > 1:
-        raise IndexError("An index can only have a single ellipsis ('...')")
+        raise OpError("An index can only have a single ellipsis ('...')")
     used = 0
     for it in items:
         if it is None or it is Ellipsis:
@@ -304,7 +305,7 @@ class _Index:
                         raise IndexError(f"The shape of boolean index {list(t.shape)} did not "
                                          f"match indexed tensor {shape[d]} along axis {d}")
                 elif kind not in "iu":
-                    raise IndexError(f"an index list must hold ints or bools, got {it!r}")
+                    raise OpError(f"an index list must hold ints or bools, got {it!r}")
                 else:
                     _check_list_index(it, shape, d)
                 self.adv.append((r, t, 1))
@@ -329,8 +330,8 @@ class _Index:
                     d += k
                     r += k
                 elif kind not in "iu":
-                    raise IndexError(f"an index tensor must be of integer or bool dtype, got "
-                                     f"{to_np_dtype(it.dtype)}")
+                    raise OpError(f"an index tensor must be of integer or bool dtype, got "
+                                  f"{to_np_dtype(it.dtype)}")
                 elif len(it.shape) == 0:
                     # a 0-D integer tensor is an int: Paddle's slice with tensor bounds
                     _ = it != -1        # noqa: F841  (Paddle appends this comparison)
@@ -488,8 +489,8 @@ def _value_tensor(value, x):
         return value
     if isinstance(value, (str, bytes)) or not isinstance(
             value, (numbers.Number, np.generic, np.ndarray, list, tuple)):
-        raise TypeError(f"Only support to assign an integer, float, numpy.ndarray or Tensor "
-                        f"to a Tensor, but received {type(value).__name__}")
+        raise OpError(f"Only support to assign an integer, float, numpy.ndarray or Tensor "
+                      f"to a Tensor, but received {type(value).__name__}")
     return to_tensor(np.asarray(value).astype(dt))
 
 

@@ -8,7 +8,7 @@ import numbers
 
 import numpy as np
 
-from ..ops import bind, get_op
+from ..ops import bind, get_op, OpError
 
 _CMP = {"equal": "equal", "not_equal": "not_equal", "less_than": "less_than",
         "less_equal": "less_equal", "greater_than": "greater_than",
@@ -30,16 +30,21 @@ def _is_number(v):
     return isinstance(v, (numbers.Number, np.number, bool)) and not isinstance(v, np.ndarray)
 
 
-def _as_operand(x, y):
-    """y as a tensor usable with x: a number becomes a 0-D tensor of x's dtype
-    (``fill_constant``, as Paddle), arrays are converted."""
-    if _is_number(y):
+def _operand(public, x, y, numbers_ok=False):
+    """y as Paddle 2.6's functional forms take it: a Tensor; paddle.equal also
+    takes a Python number (a 0-D tensor of x's dtype, ``fill_constant``).
+    Anything else: Paddle's errors (TypeError from paddle.equal's own check,
+    InvalidArgument -- ValueError -- from the others)."""
+    if hasattr(y, "dtype") and not isinstance(y, (np.ndarray, np.generic)):
+        return y
+    if numbers_ok and _is_number(y):
         from .creation import full
         return full([], y, x.dtype)
-    if isinstance(y, (list, tuple, np.ndarray)):
-        from .creation_base import to_tensor
-        return to_tensor(y, dtype=x.dtype)
-    return y
+    if numbers_ok:
+        raise TypeError(f"paddle.{public}: y must be a float, bool, int or Tensor, got "
+                        f"{type(y).__name__}")
+    hint = " (use the operator form for a Python number)" if _is_number(y) else ""
+    raise OpError(f"paddle.{public}: y must be a Tensor, got {type(y).__name__}{hint}")
 
 
 def _make_binary(public, op_type):
@@ -47,10 +52,7 @@ def _make_binary(public, op_type):
     numbers_ok = public == "equal"      # Paddle 2.6: only paddle.equal takes a Python number
 
     def fn(x, y, name=None):
-        if not numbers_ok and _is_number(y):
-            raise TypeError(f"paddle.{public}: y must be a Tensor, got {type(y).__name__} "
-                            f"(use the operator form for a Python number)")
-        return bind(op, (x, _as_operand(x, y)))[0]
+        return bind(op, (x, _operand(public, x, y, numbers_ok)))[0]
     fn.__name__ = fn.__qualname__ = public
     fn.__doc__ = f"Elementwise ``{public}`` with broadcasting (op ``{op_type}``), bool result."
     return fn
@@ -60,7 +62,7 @@ def _make_logical(public):
     op = get_op(public)
 
     def fn(x, y, out=None, name=None):
-        return bind(op, (x, _as_operand(x, y)))[0]
+        return bind(op, (x, _operand(public, x, y)))[0]
     fn.__name__ = fn.__qualname__ = public
     fn.__doc__ = f"Elementwise ``{public}`` with broadcasting (op ``{public}``)."
     return fn

@@ -67,10 +67,11 @@ def transpose(x, perm, name=None):
 def moveaxis(x, source, destination, name=None):
     src, dst = _axes(source), _axes(destination)
     nd = len(x.shape)
-    if len(src) != len(dst):
-        raise OpError(f"moveaxis: source {src} and destination {dst} differ in length")
-    src = [norm_axis(s, nd, "moveaxis: source") for s in src]
-    dst = [norm_axis(d, nd, "moveaxis: destination") for d in dst]
+    if len(src) != len(dst):        # Paddle's checks here are asserts: AssertionError
+        raise OpError(f"moveaxis: source {src} and destination {dst} differ in length",
+                      kind=AssertionError)
+    src = [norm_axis(s, nd, "moveaxis: source", AssertionError) for s in src]
+    dst = [norm_axis(d, nd, "moveaxis: destination", AssertionError) for d in dst]
     if len(set(src)) != len(src) or len(set(dst)) != len(dst):
         raise OpError(f"moveaxis: each axis of source {src} and of destination {dst} must "
                       f"be unique")
@@ -122,6 +123,12 @@ def concat(x, axis=0, name=None):
 def split(x, num_or_sections, axis=0, name=None):
     at = axis if is_var(axis) else None
     attrs = {"axis": 0 if at is not None else int(axis)}
+    if at is None:
+        a, nd = attrs["axis"], len(x.shape)
+        if a < -nd:                 # Paddle asserts rank(x) + axis >= 0: AssertionError
+            raise OpError(f"split: axis {a} is out of range for a tensor of rank {nd} "
+                          f"(rank(x) + axis must be >= 0)", kind=AssertionError)
+        norm_axis(a, nd, "split: axis")
     sl = None
     if isinstance(num_or_sections, (numbers.Integral, np.integer)):
         attrs["num"] = int(num_or_sections)
@@ -146,7 +153,7 @@ def stack(x, axis=0, name=None):
 
 def unstack(x, axis=0, num=None):
     nd = len(x.shape)
-    ax = axis + nd if axis < 0 else axis
+    ax = norm_axis(int(axis), nd, "unstack: axis")
     n = x.shape[ax] if num is None else int(num)
     if n < 0:
         raise OpError(f"unstack: the dim along axis {axis} is unknown; pass num")

@@ -5,11 +5,14 @@ the operators and their rules for mixed operands are in ``operators.py``.
 from .operators import OPERATORS, EAGER_OPERATORS
 
 
-def install(cls, eager=True):
+def install(cls, eager=True, wrap_operators=None):
     """From every public module of this package, ``METHODS`` (names of its
     public functions that are also tensor methods) and ``EXTRA_METHODS``
     ({method name: function} for the rest); then the operators
-    (``operators.OPERATORS``, and for the eager Tensor ``EAGER_OPERATORS``)."""
+    (``operators.OPERATORS``, and for the eager Tensor ``EAGER_OPERATORS``).
+    ``wrap_operators(fn)`` wraps every dunder installed (the static Variable's
+    operators name their results ``tmp_<n>``)."""
+    own = set(vars(cls))
     import importlib
     import pkgutil
     from .. import tensor as pkg
@@ -26,3 +29,7 @@ def install(cls, eager=True):
     if eager:
         for name, fn in EAGER_OPERATORS.items():
             setattr(cls, name, fn)
+    if wrap_operators is not None:
+        for name, fn in list(vars(cls).items()):
+            if name.startswith("__") and name not in own and callable(fn):
+                setattr(cls, name, wrap_operators(fn))

@@ -18,7 +18,8 @@ operators.json; the eager result decides where Paddle's modes disagree):
    (``int64_tensor * float32_tensor`` is int64).
 4. ``/`` on integer (or bool) operands casts both to float32 after rule 3.
 5. Comparisons return bool; ``& | ^`` take tensors of one integer/bool dtype
-   only (no Python numbers, no casts), as in Paddle.
+   only (no Python numbers, no casts), as in Paddle: ``x & 1`` raises
+   ValueError (Paddle's InvalidArgument), ``1 & x`` Python's TypeError.
 
 Each rule is one branch of ``binary`` below; ``OPERATORS`` is the table of
 method name -> (op type, reversed, scale rule).
@@ -28,7 +29,8 @@ import warnings
 
 import numpy as np
 
-from ..ops import bind, get_op, OpError
+from ..ops import bind, get_op, OpError, is_graph_value
+from ..ops.errors import NOT_FOUND
 from ..ops.dtypes import to_enum, to_np_dtype
 
 _SCALE = get_op("scale")
@@ -97,7 +99,10 @@ def _promote(a, b):
 
 def promote_floats(x, y):
     """``(x, y)`` with two different float dtypes cast to the wider one (what
-    Paddle 2.6 does for ``+ - *`` and for paddle.add/subtract/multiply)."""
+    Paddle 2.6 does for ``+ - *`` and for paddle.add/subtract/multiply).  What is
+    not a tensor is left to the op, which refuses it (ValueError, as Paddle)."""
+    if not (hasattr(x, "dtype") and hasattr(y, "dtype")):
+        return x, y
     a, b = _np(x), _np(y)
     if a != b:
         common = _promote(a, b)
@@ -119,7 +124,8 @@ def binary(method, op, reverse, self, other):
             if is_bool and lhs.kind == "b" and op.type in ("elementwise_add",
                                                            "elementwise_sub"):
                 raise OpError(f"op '{op.type}': a bool tensor and a bool number cannot be "
-                              f"added or subtracted (Paddle has no bool {op.type} kernel)")
+                              f"added or subtracted (Paddle has no bool {op.type} kernel)",
+                              kind=NOT_FOUND)
             if op.type == "elementwise_div" and _is_int(lhs):       # rule 1, division
                 self, lhs = _cast(self, _FLOAT32), _FLOAT32
         scale = SCALE_RULES.get(method)
@@ -139,7 +145,7 @@ def binary(method, op, reverse, self, other):
         if common is None:
             other = _cast(other, lhs)
         else:
-            if getattr(self, "is_static_variable", False):
+            if is_graph_value(self):
                 # Paddle's static operators say so (its eager ones do not)
                 warnings.warn(f"The input dtypes of OP {op.type} are paddle.{lhs.name} and "
                               f"paddle.{rhs.name}, the output will be auto-promoted to "
@@ -155,10 +161,14 @@ def binary(method, op, reverse, self, other):
     return bind(op, (self, other))[0]
 
 
-def _bitwise(op, reverse):
+def _bitwise(op, reverse, symbol):
     def method(self, other):
-        if not hasattr(other, "dtype") or _is_number(other):
-            return NotImplemented                                   # rule 5
+        if not hasattr(other, "dtype") or _is_number(other) or isinstance(other, np.ndarray):
+            if reverse:                     # rule 5: Paddle's Tensor has no __rand__ ...
+                return NotImplemented
+            raise OpError(f"op '{op.type}': y of `x {symbol} y` must be a Tensor, got "  # ... and
+                          f"{type(other).__name__} (make it one with paddle.full_like(x, "
+                          f"value) or paddle.to_tensor)")   # its __and__ raises InvalidArgument
         a, b = (other, self) if reverse else (self, other)
         return bind(op, (a, b))[0]
     return method
@@ -216,10 +226,10 @@ def _eager_pow(self, other):
 OPERATORS = {m: _make(m, t, r) for m, (t, r) in _TABLE.items()}
 EAGER_OPERATORS = {"__pow__": _eager_pow}      # the eager Tensor's own forms
 OPERATORS.update({
-    "__and__": _bitwise(get_op("bitwise_and"), False),
-    "__or__": _bitwise(get_op("bitwise_or"), False),
-    "__xor__": _bitwise(get_op("bitwise_xor"), False),
-    "__rand__": _bitwise(get_op("bitwise_and"), True),
-    "__ror__": _bitwise(get_op("bitwise_or"), True),
-    "__rxor__": _bitwise(get_op("bitwise_xor"), True),
+    "__and__": _bitwise(get_op("bitwise_and"), False, "&"),
+    "__or__": _bitwise(get_op("bitwise_or"), False, "|"),
+    "__xor__": _bitwise(get_op("bitwise_xor"), False, "^"),
+    "__rand__": _bitwise(get_op("bitwise_and"), True, "&"),
+    "__ror__": _bitwise(get_op("bitwise_or"), True, "|"),
+    "__rxor__": _bitwise(get_op("bitwise_xor"), True, "^"),
 })

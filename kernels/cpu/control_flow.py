@@ -202,7 +202,7 @@ def print_value(x, attrs, name=""):
     print(format_tensor(x, attrs, name), end="", flush=True)
 
 
-@kernel("assert", dtypes=ALL)
+@kernel("assert", dtypes=("bool",))
 def assert_(ins, attrs, need):
     cond, data = ins
     if bool(scalar_index(cond, "assert", "Cond")):

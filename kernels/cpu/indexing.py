@@ -8,21 +8,25 @@ import numpy as np
 
 from ..registry import kernel, ALL, FLOATS, NUMERIC
 from ...ops import OpError
-from ...ops.defs.indexing import decrease, check_strided_axes, VALUE_ATTRS
+from ...ops.errors import INVALID_ARGUMENT, OUT_OF_RANGE
+from ...ops.meta_rules import norm_axis
+from ...ops.defs.indexing import (decrease, check_strided_axes, VALUE_ATTRS,
+                                  check_set_value_rank)
 from ...ops.dtypes import to_np_dtype
 from .elementwise import reduce_to
 from .manipulation import ints_of, int_of
 
 
-def check_index(op, idx, dim, axis, xshape):
-    """Index values must lie in [-dim, dim): name the bad value and the dim size."""
+def check_index(op, idx, dim, axis, xshape, kind=INVALID_ARGUMENT):
+    """Index values must lie in [-dim, dim): name the bad value and the dim size.
+    ``kind``: Paddle's error kind for the op (OutOfRange for gather, scatter)."""
     if idx.size == 0:
         return
     lo, hi = int(idx.min()), int(idx.max())
     if lo < -dim or hi >= dim:
         bad = hi if hi >= dim else lo
         raise OpError(f"op '{op}': index {bad} is out of range for axis {axis} with size "
-                      f"{dim} (input shape {list(xshape)})")
+                      f"{dim} (input shape {list(xshape)})", kind=kind)
 
 
 def sum_to(g, shape):
@@ -96,8 +100,7 @@ kernel("strided_slice_grad", dtypes=FLOATS)(_slice_bwd(True))
 
 # ------------------------------------------------------------ gathers
 def _gather_args(x, idx, at, attrs):
-    axis = int_of(at, attrs["axis"])
-    axis = axis + x.ndim if axis < 0 else axis
+    axis = norm_axis(int_of(at, attrs["axis"]), x.ndim, "op 'gather': axis", OUT_OF_RANGE)
     if idx.ndim == 2 and idx.shape[1] == 1:
         idx = idx.reshape(-1)
     elif idx.ndim > 1:
@@ -110,7 +113,7 @@ def _gather_args(x, idx, at, attrs):
 def gather(ins, attrs, need):
     x, idx, at = ins
     axis, idx = _gather_args(x, idx, at, attrs)
-    check_index("gather", idx, x.shape[axis], axis, x.shape)
+    check_index("gather", idx, x.shape[axis], axis, x.shape, OUT_OF_RANGE)
     return (np.take(x, idx, axis=axis),)
 
 
@@ -162,7 +165,7 @@ def index_select(ins, attrs, need):
     x, idx = ins
     if idx.ndim != 1:
         raise OpError(f"op 'index_select': Index must be 1-D, got shape {list(idx.shape)}")
-    d = attrs["dim"] + x.ndim if attrs["dim"] < 0 else attrs["dim"]
+    d = norm_axis(attrs["dim"], x.ndim, "op 'index_select': dim", OUT_OF_RANGE)
     check_index("index_select", idx, x.shape[d], d, x.shape)
     return (np.take(x, idx, axis=d),)
 
@@ -220,7 +223,7 @@ def _ids(ids):
 def scatter(ins, attrs, need):
     x, ids, upd = ins
     ids = _ids(ids)
-    check_index("scatter", ids, x.shape[0], 0, x.shape)
+    check_index("scatter", ids, x.shape[0], 0, x.shape, OUT_OF_RANGE)
     out = x.copy()
     if attrs["overwrite"]:
         out[ids] = upd
@@ -316,6 +319,7 @@ def _attr_values(attrs, dtype):
 @kernel("set_value", dtypes=ALL)
 def set_value(ins, attrs, need):
     x, v = ins[0], ins[1]
+    check_set_value_rank(x.ndim)
     out = x.copy()
     region = out[_set_value_index(x.shape, ins[2:], attrs)]
     if v is None:

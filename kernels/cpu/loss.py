@@ -4,6 +4,7 @@ label_smooth) and of the accuracy metric op."""
 import numpy as np
 
 from ...ops import OpError
+from ...ops.errors import OUT_OF_RANGE
 from ..registry import kernel
 
 
@@ -11,14 +12,15 @@ def _want(need, i):
     return need is None or need[i]
 
 
-def check_labels(op, lab, n_class, ignore_index):
-    """Hard labels must lie in [0, n_class) unless they equal ignore_index."""
+def check_labels(op, lab, n_class, ignore_index, kind=ValueError):
+    """Hard labels must lie in [0, n_class) unless they equal ignore_index (an
+    error of Paddle's kind for the op: OutOfRange for softmax_with_cross_entropy)."""
     bad = ((lab < 0) | (lab >= n_class)) & (lab != ignore_index)
     if bad.any():
         v = int(lab[bad].reshape(-1)[0])
         raise OpError(f"{op}: label value {v} is out of range: there are {n_class} classes, "
                       f"so labels must be in [0, {n_class - 1}] (or equal ignore_index "
-                      f"{ignore_index})")
+                      f"{ignore_index})", kind=kind)
 
 
 # ------------------------------------------------------------------ softmax_with_cross_entropy
@@ -31,7 +33,7 @@ def _log_softmax(x, ax):
 
 def _hard_index(label, ax, n_class, ignore_index, op):
     lab = label.astype(np.int64, copy=False)
-    check_labels(op, lab, n_class, ignore_index)
+    check_labels(op, lab, n_class, ignore_index, OUT_OF_RANGE)
     valid = lab != ignore_index
     return np.where(valid, lab, 0), valid
 

@@ -62,7 +62,7 @@ def elu_(x, alpha=1.0, name=None):
 
 def celu(x, alpha=1.0, name=None):
     if alpha == 0:
-        raise OpError("celu: alpha must not be 0")
+        raise OpError("celu: alpha must not be 0 (it divides x)", kind=ZeroDivisionError)
     return _act("celu", x, {"alpha": float(alpha)})
 
 
@@ -174,21 +174,23 @@ def log_softmax(x, axis=-1, dtype=None, name=None):
 def prelu(x, weight, data_format="NCHW", name=None):
     """``x > 0 ? x : weight * x`` with one shared weight or one per channel."""
     if len(weight.shape) > 1:
-        raise OpError(f"prelu: the weight must be 0-D or 1-D, got shape {list(weight.shape)}")
+        raise OpError(f"prelu: the weight must be 0-D or 1-D, got shape {list(weight.shape)}",
+                      kind=AssertionError)
     mode = "all"
     if len(weight.shape) == 1 and weight.shape[0] > 1:
         # only a per-channel weight reads data_format (a shared one passes it through)
         if data_format not in ("NC", "NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"):
             raise OpError(f"prelu: data_format must be one of NC, NCL, NCHW, NCDHW, NLC, "
                           f"NHWC, NDHWC, got '{data_format}'")
-        if len(x.shape) < 2:
+        if len(x.shape) < 2:        # Paddle's checks here are asserts: AssertionError
             raise OpError(f"prelu: a per-channel weight needs x of rank >= 2, got shape "
-                          f"{list(x.shape)}")
+                          f"{list(x.shape)}", kind=AssertionError)
         channels_first = data_format[1] == "C"
         c = x.shape[1] if channels_first else x.shape[-1]
         if weight.shape[0] != c:
             raise OpError(f"prelu: weight has {weight.shape[0]} entries but x has {c} "
-                          f"channels (x shape {list(x.shape)}, data_format {data_format})")
+                          f"channels (x shape {list(x.shape)}, data_format {data_format})",
+                          kind=AssertionError)
         data_format = "NCHW" if channels_first else "NHWC"
         mode = "channel"
     return bind(_op("prelu"), (x, weight), {"mode": mode, "data_format": data_format})[0]

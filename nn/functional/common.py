@@ -9,9 +9,9 @@ spatial inputs unsqueezed to 3-D).
 """
 import numbers
 
-from ...ops import bind, get_op
+from ...ops import bind, get_op, OpError
 from ... import tensor as T
-from ...static.static_mode import named_outputs
+from ...ops import named_outputs
 
 __all__ = ["linear", "dropout", "dropout2d", "dropout3d", "alpha_dropout", "pad",
            "cosine_similarity"]
@@ -125,19 +125,21 @@ _PAD3D = get_op("pad3d")
 
 
 def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
+    # Paddle's checks of mode, rank and data_format are asserts: AssertionError
     if mode not in _PAD_MODES:
-        raise ValueError(f"mode should be one of constant, reflect, replicate, circular, "
-                         f"but got {mode}.")
+        raise OpError(f"pad: mode should be one of constant, reflect, replicate, circular, "
+                      f"but got {mode}.", kind=AssertionError)
     data_format = data_format.upper()
     nd = len(x.shape)
     if mode == "constant" and isinstance(pad, (list, tuple)) and len(pad) == 2 * nd:
         attrs = {"paddings": [int(v) for v in pad], "pad_value": float(value)}
         return bind(_PAD, (x,), attrs)[0]
     if nd not in _PAD_FORMATS:
-        raise ValueError(f"input tensor dimension must be in [3, 4, 5] but got {nd}")
+        raise OpError(f"pad: input tensor dimension must be in [3, 4, 5] but got {nd}",
+                      kind=AssertionError)
     if data_format not in _PAD_FORMATS[nd]:
-        raise ValueError(f"input tensor dimension is {nd}, its data format should be in "
-                         f"{list(_PAD_FORMATS[nd])} but got {data_format}")
+        raise OpError(f"pad: input tensor dimension is {nd}, its data format should be in "
+                      f"{list(_PAD_FORMATS[nd])} but got {data_format}", kind=AssertionError)
     pad = [int(v) for v in pad]
     last = data_format in ("NLC", "NHWC", "NDHWC")
     if nd == 3:

@@ -8,7 +8,7 @@ so there is nothing to copy).
 """
 import numbers
 
-from ...ops import bind, get_op, has_op
+from ...ops import bind, get_op, has_op, OpError
 from ... import tensor as T
 
 __all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "normalize"]
@@ -37,9 +37,9 @@ def _write_back(dst, src):
 
 def batch_norm(x, running_mean, running_var, weight, bias, training=False, momentum=0.9,
                epsilon=1e-05, data_format="NCHW", use_global_stats=None, name=None):
-    if len(x.shape) < 2:
-        raise ValueError(f"batch_norm: input dim must be larger than 1, got shape "
-                         f"{list(x.shape)}")
+    if len(x.shape) < 2:            # an assert in Paddle: AssertionError
+        raise OpError(f"batch_norm: input dim must be larger than 1, got shape "
+                      f"{list(x.shape)}", kind=AssertionError)
     if data_format not in _BN_FORMATS:
         raise ValueError(f"data_format must be one of {', '.join(repr(f) for f in _BN_FORMATS)}"
                          f" but receive {data_format}")

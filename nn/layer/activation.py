@@ -4,7 +4,7 @@ order with Paddle's defaults (passed positionally to the function after x).
 PReLU owns a parameter and is written out."""
 import inspect
 
-from ...tensor.creation_base import get_default_dtype
+from ...ops.dtypes import get_default_dtype
 from .. import functional as F
 from ..initializer import Constant
 from .layers import Layer

@@ -3,8 +3,8 @@ upsampling.  Each forward is one call into ``nn.functional`` (or a tensor
 function), so the layers run eagerly and in static programs alike."""
 from ... import tensor as _T
 from ...dygraph.tape import no_grad
-from ...ops import in_dynamic_mode
-from ...tensor.creation_base import get_default_dtype
+from ...ops import is_graph_value
+from ...ops.dtypes import get_default_dtype
 from .. import functional as F
 from .layers import Layer
 
@@ -68,7 +68,7 @@ class Embedding(Layer):
         self._name = name
         self.weight = self.create_parameter(attr=self._weight_attr, shape=self._size,
                                             dtype=self._dtype, is_bias=False)
-        if in_dynamic_mode() and pad != -1:
+        if pad != -1 and not is_graph_value(self.weight):   # eager (as Paddle)
             with no_grad():
                 self.weight[pad] = 0.0
 

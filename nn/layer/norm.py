@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from ...tensor.creation_base import get_default_dtype
+from ...ops.dtypes import get_default_dtype
 from .. import functional as F
 from ..initializer import Constant
 from ..param_attr import ParamAttr

@@ -7,7 +7,7 @@ need the input's shape list it in ``no_need_buffer``.  The slicing rules
 (``slice_dim``, ``decrease``) are shared with the kernels.
 """
 from ..declare import defop, defgrad, grad_op, REQUIRED
-from ..meta_rules import norm_axis, broadcast_shapes, INT64
+from ..meta_rules import norm_axis, broadcast_shapes, INT64, OUT_OF_RANGE, PRECONDITION_NOT_MET
 from ..registry import GradOp, Meta, OpError
 
 BIG = 2 ** 31 - 1      # "to the end", as Paddle writes open slice bounds
@@ -126,7 +126,7 @@ def _gather_infer(metas, attrs):
         raise OpError(f"gather: Index must be 0-D or 1-D (or [N, 1]), got shape {list(idx.shape)}")
     if axis_t is not None:
         return (Meta((-1,) * (len(x.shape) - 1 + len(ishape)), x.dtype),)
-    ax = norm_axis(attrs["axis"], len(x.shape))
+    ax = norm_axis(attrs["axis"], len(x.shape), kind=OUT_OF_RANGE)
     return (Meta(tuple(x.shape[:ax]) + ishape + tuple(x.shape[ax + 1:]), x.dtype),)
 
 
@@ -162,7 +162,7 @@ def _index_select_infer(metas, attrs):
     _index_dtype(idx, "index_select: Index")
     if len(idx.shape) != 1:
         raise OpError(f"index_select: Index must be 1-D, got shape {list(idx.shape)}")
-    d = norm_axis(attrs["dim"], len(x.shape), "dim")
+    d = norm_axis(attrs["dim"], len(x.shape), "dim", kind=OUT_OF_RANGE)
     out = list(x.shape)
     out[d] = idx.shape[0]
     return (Meta(tuple(out), x.dtype),)
@@ -260,7 +260,10 @@ def _masked_infer(metas, attrs):
     x, mask = metas
     if mask.dtype.kind != "b":
         raise OpError(f"masked_select: Mask must be bool, got dtype {mask.dtype}")
-    broadcast_shapes(x.shape, mask.shape, names=("X", "Mask"))
+    try:
+        broadcast_shapes(x.shape, mask.shape, names=("X", "Mask"))
+    except OpError as e:            # Paddle: PreconditionNotMet (RuntimeError)
+        raise OpError(str(e), kind=PRECONDITION_NOT_MET) from None
     return (Meta((-1,), x.dtype),)
 
 
@@ -292,8 +295,19 @@ def _set_value_grad_infer(metas, attrs):
 
 defgrad("set_value_grad", f"Out@GRAD ValueTensor? {_SET_VALUE_T}",
         "Input@GRAD? ValueTensor@GRAD?", _SET_VALUE_ATTRS, infer=_set_value_grad_infer)
+def check_set_value_rank(ndim):
+    if ndim == 0:
+        raise OpError("set_value: Input is 0-D; Paddle's set_value writes into tensors of "
+                      "rank 1 to 6 (reshape a 0-D tensor to [1] first)")
+
+
+def _set_value_infer(metas, attrs):
+    check_set_value_rank(len(metas[0].shape))
+    return _input_like(metas, attrs)
+
+
 defop("set_value", f"Input ValueTensor? {_SET_VALUE_T}", "Out", _SET_VALUE_ATTRS,
-      infer=_input_like,
+      infer=_set_value_infer,
       grad=grad_op("set_value_grad",
                    uses=("ValueTensor", "StartsTensorList", "EndsTensorList",
                          "StepsTensorList"), wrt=("Input", "ValueTensor")),

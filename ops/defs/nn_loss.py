@@ -39,6 +39,10 @@ def _sce_infer(metas, attrs):
     elif label.shape[ax] not in (1, -1):
         raise OpError(f"softmax_with_cross_entropy: a hard Label must have size 1 on axis "
                       f"{ax}, got shape {list(label.shape)}")
+    elif any(a != b and a >= 0 and b >= 0 for i, (a, b) in
+             enumerate(zip(logits.shape, label.shape)) if i != ax):
+        raise OpError(f"softmax_with_cross_entropy: Label (shape {list(label.shape)}) must "
+                      f"have the shape of Logits {list(logits.shape)} except on axis {ax}")
     loss = tuple(1 if i == ax else d for i, d in enumerate(logits.shape))
     return Meta(logits.shape, logits.dtype), Meta(loss, logits.dtype)
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from ..declare import defop, defgrad, grad_op, REQUIRED
 from ..dtypes import ENUM_TO_NP
-from ..meta_rules import reduce_shape, norm_axis, INT64, BOOL
+from ..meta_rules import reduce_shape, norm_axis, INT64, BOOL, OUT_OF_RANGE
 from ..registry import GradOp, Meta, OpError
 
 _REDUCE_ATTRS = (("dim", "INTS", [0]), ("keep_dim", "BOOLEAN", False),
@@ -99,7 +99,7 @@ def _cumsum_infer(metas, attrs):
         n = -1 if any(d == -1 for d in x.shape) else int(np.prod(x.shape, dtype=np.int64))
         return (Meta((n,), x.dtype),)
     if nd:
-        norm_axis(attrs["axis"], nd)
+        norm_axis(attrs["axis"], nd, kind=OUT_OF_RANGE)
     return (x,)
 
 

@@ -22,11 +22,11 @@ Python loop, as Paddle's dygraph does.
 """
 import numpy as np
 
-from ...ops import get_op, bind, Meta
+from ...ops import get_op, bind, Meta, name_key, is_graph_value as is_static
 from ...utils import unique_name
 from ...tensor import logic as _logic, math as _math, creation as _creation
 from ..program_guard import default_main_program, current_name_scope
-from ..static_mode import _role, user_source, name_key
+from ..static_mode import append_op
 from ..variable import VarType
 from . import nest
 
@@ -38,24 +38,8 @@ RETURN_NO_VALUE_MAGIC_NUM = 1.77113e27
 
 
 # ----------------------------------------------------------------- helpers
-def is_static(x):
-    return getattr(x, "is_static_variable", False)
-
-
 def _is_tensor(x):
     return hasattr(x, "_data")
-
-
-def append_op(block, type, inputs, outputs, attrs=None):
-    """Append an op with Paddle's bookkeeping attributes (role, name scope,
-    the user's source line), for ops whose outputs are existing variables."""
-    extra = {"op_role": _role[-1], "op_namescope": current_name_scope(), "op_device": "",
-             "op_role_var": []}
-    src = user_source()
-    if src:
-        extra["op_callstack"] = [src]
-    return block.append_op(type, inputs=inputs, outputs=outputs,
-                           attrs={**get_op(type).complete_attrs(attrs or {}), **extra})
 
 
 def _as_var(program, x):
@@ -492,55 +476,3 @@ def Assert(cond, data=None, summarize=20, name=None):
     data = list(data) if data is not None else []
     bind(get_op("assert"), (cond, data), {"summarize": int(summarize)})
     return default_main_program().current_block().ops[-1]
-
-
-# ----------------------------------------------------------------- tensor arrays
-def create_array_var(dtype, block=None):
-    block = block or default_main_program().current_block()
-    return block.create_var(name=f"{unique_name.generate('array')}.out",
-                            type=LOD_TENSOR_ARRAY, dtype=dtype)
-
-
-def array_write_static(x, i, array):
-    """Append ``write_to_array`` (X=x, I=i) -> Out=array; the array variable's
-    shape follows the last tensor written (Paddle's compile-time rule)."""
-    program = default_main_program()
-    block = program.current_block()
-    x = _as_var(program, x)
-    if not is_static(x):
-        raise TypeError(f"array_write: x must be a Variable, got {type(x).__name__}")
-    if not is_static(i) and not _is_tensor(i):
-        i = _creation.full([1], int(i), "int64")
-    i = _as_var(program, i)
-    if i.np_dtype is None or i.np_dtype.kind not in "iu":
-        raise TypeError(f"array_write: the index i must be an integer Variable, got "
-                        f"'{i.name}' of dtype {i.dtype}")
-    if array is None:
-        array = block.create_var(name=f"{unique_name.generate('array_write')}.out",
-                                 type=LOD_TENSOR_ARRAY, dtype=x.np_dtype)
-    elif not is_static(array) or array.type != LOD_TENSOR_ARRAY:
-        raise TypeError(f"array_write: array must be a tensor array Variable (create_array), "
-                        f"got {nest.describe(array)}")
-    append_op(block, "write_to_array", {"X": [x], "I": [i]}, {"Out": [array]})
-    if not array.shape:
-        array._set_shape(x.shape)
-    elif len(array.shape) == len(x.shape) and array.shape != x.shape:
-        array._set_shape([a if a == b else -1 for a, b in zip(array.shape, x.shape)])
-    return array
-
-
-def check_array(array, api):
-    if not is_static(array) or array.type != LOD_TENSOR_ARRAY:
-        raise TypeError(f"{api}: array must be a tensor array (a Variable made by "
-                        f"create_array, or a Python list in dygraph mode), got "
-                        f"{nest.describe(array)}")
-
-
-
-def increment_static(x, value):
-    """Append ``increment`` (X=x, Out=x, step=value): ``x`` is updated in place."""
-    op = get_op("increment")
-    op.infer_meta((Meta(tuple(x.shape), x.np_dtype),), {"step": value})   # checks x
-    append_op(x.block.program.current_block(), "increment", {"X": [x]}, {"Out": [x]},
-              {"step": value})
-    return x

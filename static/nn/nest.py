@@ -1,5 +1,6 @@
 """Nested structures of branch / loop values (lists, tuples, dicts of leaves), as
 cond and while_loop see them: flatten, rebuild, compare, describe."""
+from ...ops import is_graph_value
 
 __all__ = ["flatten", "pack_sequence_as", "map_structure", "same_structure", "describe"]
 
@@ -70,7 +71,7 @@ def same_structure(a, b):
 def _leaf(x):
     if x is None:
         return "None"
-    if getattr(x, "is_static_variable", False):
+    if is_graph_value(x):
         return f"Variable '{x.name}'"
     if hasattr(x, "_data"):
         return "Tensor"

@@ -1,11 +1,12 @@
 """Compare a sampan result with the recorded Paddle result of one mode.
 
-What must agree: raising or not; the kind of each returned value (tensor,
-int, float, bool, sequence, dtype); a tensor's dtype, shape and values (exact
-for integers and bools, within the case's tolerance for floats, NaN where
-Paddle has NaN); in static mode the op types appended, in order.  Error
-classes and messages are recorded for the reader but not compared: Paddle's
-come from its C++ core.
+What must agree: raising or not, and the builtin class of the error (sampan's
+error is an instance of the builtin class Paddle raised: ``except IndexError:``
+in user code catches both; the messages are recorded for the reader, not
+compared); the kind of each returned value (tensor, int, float, bool,
+sequence, dtype); a tensor's dtype, shape and values (exact for integers and
+bools, within the case's tolerance for floats, NaN where Paddle has NaN); in
+static mode the op types appended, in order.
 """
 import math
 
@@ -72,6 +73,27 @@ def diff_warnings(got, want):
     return []
 
 
+# Paddle's recorded "errors" that are failures of Paddle, not a contract: its
+# untranslated C++ exception (``EnforceNotMet``, e.g. an error raised inside a
+# kernel), a crash or a hang of the recording process, and a ``paddle_bug``
+# case whose ``want`` is "error".  Any exception raised by sampan agrees there.
+PADDLE_FAILURES = frozenset({"EnforceNotMet", "Crash", "Hang", "(sampan raises)"})
+
+
+def error_classes(res):
+    """The builtin exception classes a recorded error is an instance of (as far
+    as recorded: its own class name and, for a non-builtin class, ``bases``)."""
+    return {res["error"], *res.get("bases", ())}
+
+
+def diff_errors(got, want):
+    """Both raised: sampan's error must be an instance of Paddle's builtin class."""
+    if want["error"] in PADDLE_FAILURES or want["error"] in error_classes(got):
+        return []
+    return [f"error class {got['error']} ({', '.join(got.get('bases', ())) or 'builtin'}): "
+            f"{got['msg']}; Paddle raised {want['error']}: {want['msg']}"]
+
+
 def diff_results(got, want, rtol, atol):
     if want.get("errors_ok") and not got["ok"]:
         return []
@@ -81,7 +103,7 @@ def diff_results(got, want, rtol, atol):
                     f"{_short(want['out'])}"]
         return [f"returned {_short(got['out'])}; Paddle raised {want['error']}: {want['msg']}"]
     if not want["ok"]:
-        return []
+        return diff_errors(got, want)
     return diff_values(got["out"], want["out"], rtol, atol)
 
 
@@ -100,14 +122,19 @@ def expected(entry, mode, rtol, atol, case=None):
 
     Eager Paddle is the truth for values: where Paddle's static Program or
     to_static disagrees with its own eager result, sampan follows eager, and
-    the op sequence is then not checked.  A case marked ``paddle_bug`` expects
-    its ``want``; one with ``paddle_code`` (a sampan extension) checks no ops."""
+    the op sequence is then not checked.  Where eager Paddle raises, every mode
+    must raise eager's class: Paddle's static checks often raise another one
+    for the same fault (TypeError from its Python-side dtype checks where eager
+    raises a C++ error, RuntimeError for ``x[i] = v`` in a static Program),
+    while sampan's op is one declaration in every mode.  A case marked
+    ``paddle_bug`` expects its ``want``; one with ``paddle_code`` (a sampan
+    extension) checks no ops."""
     if case is not None and case.paddle_bug:
         import run_case
         return run_case.wanted(case), None
     eager = entry["eager"]
     mine = entry.get(mode)
-    if mode == "eager" or mine is None:
+    if mode == "eager" or mine is None or not eager["ok"]:
         return eager, None
     if agrees(mine, eager, rtol, atol):
         return mine, (None if case is not None and case.paddle_code else mine.get("ops"))

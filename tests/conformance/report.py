@@ -2,7 +2,8 @@
 
     python -m tests.conformance.report [family ...] [--list CLASS]
 
-Classes: ``error`` (one side raised), ``kind``, ``dtype``, ``shape``,
+Classes: ``error`` (one side raised), ``error_class`` (both raised, sampan's
+error not of Paddle's builtin class), ``kind``, ``dtype``, ``shape``,
 ``value``, ``ops`` (static op sequence), ``grad``.  Runs the cases the way
 test_conformance.py does; used to measure progress and for closing notes.
 """
@@ -23,7 +24,8 @@ from cases import families  # noqa: E402
 
 
 def classify(text):
-    for key, cls in (("promotion warning", "warning"), ("raised", "error"),
+    for key, cls in (("promotion warning", "warning"), ("error class", "error_class"),
+                     ("raised", "error"),
                      ("returned", "error"), (": kind", "kind"), (": dtype", "dtype"),
                      (": shape", "shape"), ("ops ", "ops"), ("items vs", "shape")):
         if key in text:

@@ -7,7 +7,9 @@ the public API of the module given are used.
 
 A mode's result is a JSON-able dict:
 ``{"ok": True, "out": <encoded value>, "warn": [...], "ops": [...]}`` or
-``{"ok": False, "error": "<class>", "msg": "<first line>"}``.  ``ops`` (static
+``{"ok": False, "error": "<class>", "msg": "<first line>"}`` (plus ``"bases"``, the
+builtin exception classes it is an instance of, when the class is not a builtin
+one: what compare.py matches Paddle's class against).  ``ops`` (static
 mode) lists the op types appended to the main Program's global block, in
 order; ``warn`` the UserWarnings raised while building/running.
 """
@@ -81,9 +83,18 @@ def _user_warnings(caught):
             if issubclass(w.category, UserWarning)]
 
 
+_ROOTS = ("BaseException", "Exception", "object")
+
+
 def _error(exc):
     msg = str(exc).strip().splitlines()
-    return {"ok": False, "error": type(exc).__name__, "msg": (msg[0] if msg else "")[:300]}
+    res = {"ok": False, "error": type(exc).__name__, "msg": (msg[0] if msg else "")[:300]}
+    if type(exc).__module__ != "builtins":
+        bases = [c.__name__ for c in type(exc).__mro__
+                 if c.__module__ == "builtins" and c.__name__ not in _ROOTS]
+        if bases:
+            res["bases"] = bases
+    return res
 
 
 def run_eager(paddle, fn, case, arrays):

@@ -7,9 +7,10 @@ mutant); anything a loader prints goes to stderr so it cannot corrupt the protoc
 process works in a scratch folder of its own (its cwd), where the mutant's files are written.
 
 Outcomes of one loader on one mutant (the campaign adds CRASH and HANG from outside):
-CLEAN_ERROR (a ValueError subclass defined by sampan -- FormatError, OpError, ... -- whose
-message names a file of the model; or a builtin ValueError/FileNotFoundError raised by sampan's
-own code that names it), SAME_OUTPUT, DATA_CHANGED (different outputs where the mutant allows
+CLEAN_ERROR (an error class defined by sampan -- FormatError, OpError of any kind (an OpError
+is an instance of the builtin class Paddle raises: ValueError, or RuntimeError for an op with
+no kernel for a dtype, ...) -- whose message names a file of the model; or a builtin
+ValueError/FileNotFoundError raised by sampan's own code that names it), SAME_OUTPUT, DATA_CHANGED (different outputs where the mutant allows
 it: tensor payload bytes, attribute values), SILENT_WRONG (different outputs otherwise),
 BAD_ERROR (any other exception, or a message not naming the file), REJECTS_VALID (an error on a
 valid variant of the file), EXECUTED_CODE (a pickle in the file ran code).
@@ -146,7 +147,8 @@ def classify_error(exc, folder):
     where, own = _sampan_frame(exc.__traceback__)
     kind = type(exc)
     mod = kind.__module__ or ""
-    if isinstance(exc, ValueError) and (mod == "sampan" or mod.startswith("sampan.")):
+    if isinstance(exc, (ValueError, paddle.ops.OpError)) and (
+            mod == "sampan" or mod.startswith("sampan.")):
         if named:
             return CLEAN_ERROR, kind.__name__
         return BAD_ERROR, f"{kind.__name__} does not name the file"

@@ -21,6 +21,16 @@ JOBS.json is a list of jobs, each a dict with an ``id`` and a ``kind``:
 * ``grad_slots``: ``cases`` (each ``id``, ``expr``, ``shapes``, ``order``):
   per case, the slot names of the double / triple grad ops in the program
   differentiated ``order`` times (``higher_order_ops``).
+* ``state_dicts``: ``arrays`` (an .npz), ``names`` ({key: tensor name}),
+  ``protocols``: per protocol, ``paddle.save`` of the state dict {key: tensor
+  named names[key]} (npz order) to ``RESULTS_DIR/<id>.p<protocol>.pdparams``;
+  ``load`` (files sampan wrote): each read by ``paddle.load`` twice, as
+  tensors and with ``return_numpy=True``; the arrays (every ndarray / tensor
+  in the loaded object, keyed by its path like ``a/0``) go to
+  ``RESULTS_DIR/<id>.load<i>.<tensors|numpy>.npz`` and the result lists the
+  keys and the names of the loaded tensors.  ``nested`` (optional): a spec
+  of a non-state-dict object (``build_nested``) also saved per protocol, to
+  ``RESULTS_DIR/<id>.nested.p<protocol>.pdparams``.
 
 RESULTS_DIR/results.json maps each job id to ``{"ok": bool, "error": str,
 ...}``; one failing job never stops the batch.  Imports only paddle, numpy
@@ -156,7 +166,76 @@ def grad_slots(paddle, job, results_dir):
     return out
 
 
-KINDS = {"run_model": run_model, "seed_program": seed_program, "grad_slots": grad_slots}
+def _flatten_loaded(paddle, obj, prefix, out, names):
+    if isinstance(obj, paddle.Tensor):
+        out[prefix] = obj.numpy()
+        names[prefix] = obj.name
+    elif isinstance(obj, np.ndarray):
+        out[prefix] = obj
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            _flatten_loaded(paddle, v, "%s/%s" % (prefix, k) if prefix else str(k), out, names)
+    elif isinstance(obj, (list, tuple)):
+        for i, v in enumerate(obj):
+            _flatten_loaded(paddle, v, "%s/%d" % (prefix, i) if prefix else str(i), out, names)
+
+
+ARRAY_VIEWS = {"plain": lambda a: a, "fortran": np.asfortranarray,
+               "reversed": lambda a: a[::-2, ::5]}
+
+
+def build_nested(spec, arrays, tensor):
+    """The object a JSON spec stands for: lists and dicts of specs, JSON scalars,
+    ``["tensor", key, name]`` (``tensor(array, name)``) and ``["array", key, view]``
+    (a numpy array, ``ARRAY_VIEWS[view]`` of the array).  Used by both sides
+    (tests/interop/test_state_dicts.py)."""
+    if isinstance(spec, dict):
+        return {k: build_nested(v, arrays, tensor) for k, v in spec.items()}
+    if isinstance(spec, list) and spec and spec[0] == "tensor":
+        return tensor(arrays[spec[1]], spec[2])
+    if isinstance(spec, list) and spec and spec[0] == "array":
+        return ARRAY_VIEWS[spec[2]](arrays[spec[1]])
+    if isinstance(spec, list):
+        return [build_nested(v, arrays, tensor) for v in spec]
+    return spec
+
+
+def state_dicts(paddle, job, results_dir):
+    with np.load(job["arrays"]) as data:
+        arrays = {k: data[k] for k in data.files}
+    saved = {}
+    for protocol in job.get("protocols", []):
+        sd = {}
+        for k, a in arrays.items():
+            t = paddle.to_tensor(a)
+            t.name = job["names"][k]
+            sd[k] = t
+        path = os.path.join(results_dir, "%s.p%d.pdparams" % (job["id"], protocol))
+        paddle.save(sd, path, protocol=protocol)
+        saved[str(protocol)] = path
+        if job.get("nested") is not None:
+            def tensor(a, name):
+                t = paddle.to_tensor(a)
+                t.name = name
+                return t
+            obj = build_nested(job["nested"], arrays, tensor)
+            path = os.path.join(results_dir, "%s.nested.p%d.pdparams" % (job["id"], protocol))
+            paddle.save(obj, path, protocol=protocol)
+            saved["nested%d" % protocol] = path
+    loaded = []
+    for i, path in enumerate(job.get("load", [])):
+        entry = {}
+        for how, kwargs in (("tensors", {}), ("numpy", {"return_numpy": True})):
+            out, names = {}, {}
+            _flatten_loaded(paddle, paddle.load(path, **kwargs), "", out, names)
+            np.savez(os.path.join(results_dir, "%s.load%d.%s.npz" % (job["id"], i, how)), **out)
+            entry[how] = {"keys": list(out), "names": names}
+        loaded.append(entry)
+    return {"saved": saved, "loaded": loaded}
+
+
+KINDS = {"run_model": run_model, "seed_program": seed_program, "grad_slots": grad_slots,
+         "state_dicts": state_dicts}
 
 
 def main(argv):

@@ -243,23 +243,12 @@ def test_failed_save_leaves_old_files_and_no_temp_files(tmp_path, fresh_scope, m
     prefix = str(tmp_path / "m")
     static.save_inference_model(prefix, [x], [out], exe, program=main)
     before = {f: open(tmp_path / f, "rb").read() for f in os.listdir(tmp_path)}
-    from sampan.save_load import fileio
-
-    real = fileio.atomic_open
-
-    def failing(path):
-        class Boom:
-            def __enter__(self):
-                self.cm = real(path)
-                fh = self.cm.__enter__()
-                fh.write(b"partial")
-                raise OSError("disk full")
-
-            def __exit__(self, *exc):
-                return self.cm.__exit__(*exc)
-        return Boom()
     import sampan.save_load.pdiparams as pdi
-    monkeypatch.setattr(pdi, "atomic_open", failing)
+
+    def failing(fh, items):         # the disk fills up half-way through the params file
+        fh.write(b"partial")
+        raise OSError("disk full")
+    monkeypatch.setattr(pdi, "write_records", failing)
     with pytest.raises(OSError, match="disk full"):
         static.save_inference_model(prefix, [x], [out], exe, program=main)
     after = {f: open(tmp_path / f, "rb").read() for f in os.listdir(tmp_path)}

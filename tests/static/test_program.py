@@ -5,7 +5,7 @@ import pytest
 
 import sampan as paddle
 from sampan import static
-from sampan.ops import get_op, bind, OpError, in_dynamic_mode
+from sampan.ops import get_op, bind, OpError, in_dynamic_mode, name_key
 from sampan.static.proto import framework_pb2 as pb
 from sampan.utils import unique_name
 
@@ -81,7 +81,7 @@ def test_names_follow_paddle(prog):
     b = x + y
     c = a * 2.0
     w = static.data("w", [3, 2], "float32")
-    with static.name_key("linear"):
+    with name_key("linear"):
         d = paddle.matmul(x, w)
         e = paddle.add(d, d)
     t = paddle.transpose(w, [1, 0])

@@ -100,6 +100,7 @@ add("moveaxis.method", "x.moveaxis(1, 0)", "float32[2,3]")
 add("moveaxis.noop", "paddle.moveaxis(x, 1, 1)", "float32[2,3]")
 add("moveaxis.bad_len", "paddle.moveaxis(x, [0, 1], [1])", "float32[2,3]")
 add("moveaxis.bad_range", "paddle.moveaxis(x, 2, 0)", "float32[2,3]")
+add("moveaxis.bad_dst", "paddle.moveaxis(x, 0, 2)", "float32[2,3]")
 add("moveaxis.bad_repeat", "paddle.moveaxis(x, [0, 0], [1, 2])", "float32[2,3,4]")
 
 # ------------------------------------------------------------ concat / stack
@@ -157,6 +158,7 @@ add("split.bad_indivisible", "paddle.split(x, 3, axis=1)", "float32[3,4]")
 add("split.bad_sum", "paddle.split(x, [1, 2], axis=1)", "float32[3,4]")
 add("split.bad_two_neg1", "paddle.split(x, [-1, -1], axis=1)", "float32[3,4]")
 add("split.bad_axis", "paddle.split(x, 2, axis=2)", "float32[3,4]")
+add("split.bad_axis_neg", "paddle.split(x, 2, axis=-3)", "float32[3,4]")
 
 grid("chunk.axis1", "paddle.chunk(x, 2, axis=1)", ["@[3,4]"], dtypes=("float32", "int64",
                                                                        "bool"))
@@ -164,6 +166,7 @@ add("chunk.axis0", "paddle.chunk(x, 3)", "float32[3,4]")
 add("chunk.axis_neg", "paddle.chunk(x, 4, axis=-1)", "float64[3,4]")
 add("chunk.method", "x.chunk(2, axis=1)", "float32[3,4]")
 add("chunk.bad_indivisible", "paddle.chunk(x, 3, axis=1)", "float32[3,4]")
+add("chunk.bad_axis", "paddle.chunk(x, 2, axis=2)", "float32[3,4]")
 
 grid("unbind.axis0", "paddle.unbind(x)", ["@[3,4]"])
 add("unbind.axis1", "paddle.unbind(x, axis=1)", "float32[3,4]", grad=True)
@@ -178,6 +181,7 @@ add("unstack.axis_neg", "paddle.unstack(x, axis=-1)", "float64[2,3]")
 add("unstack.num", "paddle.unstack(x, axis=0, num=3)", "float32[3,4]")
 add("unstack.method", "x.unstack(1)", "int32[2,3]")
 add("unstack.bad_axis", "paddle.unstack(x, 2)", "float32[3,4]")
+add("unstack.bad_axis_neg", "paddle.unstack(x, -3)", "float32[3,4]")
 
 # ------------------------------------------------------------ squeeze / unsqueeze / flatten
 grid("squeeze.all", "paddle.squeeze(x)", ["@[1,3,1]"])
@@ -314,6 +318,9 @@ add("gather.method", "x.gather(y)", "float32[4,3]", "int64[2]|idx4")
 add("gather.bad_index_dtype", "paddle.gather(x, y)", "float32[4,3]", "float32[2]")
 add("gather.bad_index_2d", "paddle.gather(x, y)", "float32[4,3]", "int64[2,2]|idx3")
 add("gather.bad_axis", "paddle.gather(x, y, axis=2)", "float32[4,3]", "int64[2]|idx3")
+add("gather.bad_axis_neg", "paddle.gather(x, y, axis=-3)", "float32[4,3]", "int64[2]|idx3")
+add("gather.bad_index_axis1", "paddle.gather(x, paddle.to_tensor([0, 5]), axis=1)",
+    "float32[4,3]")
 
 grid("gather_nd.full", "paddle.gather_nd(x, y)", ["@[3,4]", "int64[2,2]|idx3"])
 add("gather_nd.partial", "paddle.gather_nd(x, y)", "float32[3,4]", "int64[2,1]|idx3",
@@ -335,6 +342,8 @@ add("index_select.empty", "paddle.index_select(x, y)", "float32[4,3]", "int64[0]
 add("index_select.method", "x.index_select(y, 1)", "float32[4,3]", "int64[2]|idx3")
 add("index_select.bad_dtype", "paddle.index_select(x, y)", "float32[4,3]", "float32[2]")
 add("index_select.bad_axis", "paddle.index_select(x, y, axis=2)", "float32[4,3]",
+    "int64[2]|idx3")
+add("index_select.bad_axis_neg", "paddle.index_select(x, y, axis=-3)", "float32[4,3]",
     "int64[2]|idx3")
 add("index_select.bad_2d", "paddle.index_select(x, y)", "float32[4,3]", "int64[2,2]|idx3")
 
@@ -358,6 +367,8 @@ add("take_along_axis.broadcast", "paddle.take_along_axis(x, y, 1)", "float32[3,4
 add("take_along_axis.3d", "paddle.take_along_axis(x, y, 1)", "int64[2,3,4]",
     "int64[2,2,4]|idx3")
 add("take_along_axis.method", "x.take_along_axis(y, 0)", "float32[3,4]", "int64[1,4]|idx3")
+add("take_along_axis.bad_axis", "paddle.take_along_axis(x, y, 2)", "float32[3,4]",
+    "int64[3,4]|idx3")
 add("take_along_axis.bad_rank", "paddle.take_along_axis(x, y, 0)", "float32[3,4]",
     "int64[2]|idx3")
 add("take_along_axis.bad_dtype", "paddle.take_along_axis(x, y, 0)", "float32[3,4]",
@@ -384,6 +395,8 @@ add("scatter.bad_updates", "paddle.scatter(x, paddle.to_tensor([1, 2]), y)",
     "float32[4,3]", "float32[2,4]")
 add("scatter.bad_index_dtype", "paddle.scatter(x, z, y)", "float32[4,3]", "float32[2,3]",
     "float32[2]")
+add("scatter.bad_index", "paddle.scatter(x, paddle.to_tensor([7]), y)", "float32[4,3]",
+    "float32[1,3]")
 add("scatter.mixed_dtype", "paddle.scatter(x, paddle.to_tensor([1, 2]), y)", "float32[4,3]",
     "float64[2,3]")
 add("scatter_.fn", "y2 = paddle.scatter_(x, paddle.to_tensor([0]), y)\nreturn y2",

@@ -107,4 +107,13 @@ CASES += [
     C("floor_divide.negative", "paddle.floor_divide(x, y)", "int64[2,3]", "int64[2,3]|pos"),
     C("divide.int_trunc", "paddle.divide(x, y)", "int64[2,3]", "int64[2,3]|pos"),
     C("maximum.nan", "paddle.maximum(x, x / 0.0 * 0.0)", "float32[3]"),
+    # integer division by a zero tensor raises; integer-only functions on floats
+    C("floor_divide.by_zero.int32", "paddle.floor_divide(x, paddle.zeros_like(x))",
+      "int32[2,3]"),
+    C("remainder.by_zero.int64", "paddle.remainder(x, paddle.zeros_like(x))", "int64[2,3]"),
+    C("divide.by_zero.int64", "paddle.divide(x, paddle.zeros_like(x))", "int64[2,3]"),
+    C("cumsum.bad_axis", "paddle.cumsum(x, axis=2)", "float32[2,3]"),
+    C("cumsum.bad_axis_neg", "paddle.cumsum(x, axis=-3)", "float32[2,3]"),
+    C("floor_divide.scalar.int32", "paddle.floor_divide(x, 2)", "int32[2,3]"),
+    C("bitwise_and.scalar.int32", "paddle.bitwise_and(x, 1)", "int32[2,3]"),
 ]

@@ -204,6 +204,8 @@ F("cross_entropy.all_ignored.float32", "F.cross_entropy(x, y * 0 + 2, ignore_ind
 F("cross_entropy.bad_reduction", "F.cross_entropy(x, y, reduction='max')",
   "float32[6,4]", "int64[6]|idx4")
 F("cross_entropy.bad_rank", "F.cross_entropy(x, y)", "float32[6,4]", "int64[6,1,1]|idx4")
+F("cross_entropy.bad_label_value", "F.cross_entropy(x, paddle.to_tensor([0, 1, 9]))",
+  "float32[3,4]")
 F("cross_entropy.soft_ignore", "F.cross_entropy(x, y, soft_label=True, ignore_index=2)",
   "float32[4,5]", "float32[4,5]|pos")
 F("cross_entropy.weight_mismatch", "F.cross_entropy(x, y, weight=z)",
@@ -689,6 +691,7 @@ F("one_hot.int64", "F.one_hot(x, 5)", "int64[4]|idx5")
 F("one_hot.int32", "F.one_hot(x, 5)", "int32[2,3]|idx5")
 F("one_hot.2d.int64", "F.one_hot(x, num_classes=4)", "int64[3,1]|idx4")
 F("one_hot.zero_d", "F.one_hot(x, 3)", "int64[]|idx3")
+F("one_hot.bad_float", "F.one_hot(x, 3)", "float32[4]")
 
 # ------------------------------------------------------------------ pad
 F("pad.constant_full.float32", "F.pad(x, [1, 0, 0, 2])", X23, grad=True)
@@ -715,6 +718,7 @@ F("pad.constant.3d_value.float32", "F.pad(x, [1, 2], value=-1.0, data_format='NC
   "float32[2,2,3]")
 F("pad.reflect.too_wide", "F.pad(x, [4, 0, 0, 0], mode='reflect')", "float32[1,2,3,3]")
 F("pad.bad_mode", "F.pad(x, [1, 1, 1, 1], mode='edge')", "float32[1,2,3,3]")
+F("pad.bad_rank", "F.pad(x, [1, 1], mode='reflect')", "float32[2,3]")
 F("pad.bad_format", "F.pad(x, [1, 1, 1, 1], mode='reflect', data_format='NCL')",
   "float32[1,2,3,3]")
 

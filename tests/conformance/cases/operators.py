@@ -71,6 +71,18 @@ for name, sym in BINARY.items():
                        want=f"np.zeros((0, 3), '{_empty_dtype(name, a)}')"))
     CASES.append(C(f"{name}.bad_bcast", f"x {sym} y", "float32[2,3]", "float32[4]"))
 
+# integer division and modulo by zero raise (Paddle: "Integer division by zero"); float
+# ones give inf / nan
+for a in ("int32", "int64"):
+    CASES.append(C(f"floordiv.by_zero.{a}", "x // 0", f"{a}[2,3]"))
+    CASES.append(C(f"mod.by_zero.{a}", "x % 0", f"{a}[2,3]"))
+    CASES.append(C(f"floordiv.by_zero_tensor.{a}", "x // paddle.zeros_like(x)", f"{a}[2,3]"))
+    CASES.append(C(f"mod.by_zero_tensor.{a}", "x % paddle.zeros_like(x)", f"{a}[2,3]"))
+CASES.append(C("floordiv.by_zero.float32", "x // 0", "float32[2,3]"))
+CASES.append(C("mod.by_zero.float32", "x % 0", "float32[2,3]"))
+# & | ^ take no Python numbers or lists (ValueError), on either side (TypeError)
+CASES.append(C("and.scalar_list.int32", "x & [1, 2, 3]", "int32[2,3]"))
+
 # float16: Paddle's CPU has no float16 arithmetic kernels (its GPU has); sampan computes
 # float16 on the CPU too (numpy rounds each result to float16, as the GPU kernels do)
 F16_EXT = ("sampan extension: float16 arithmetic on the CPU, where Paddle 2.6.2 registers "
