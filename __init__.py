@@ -3,7 +3,7 @@
 ``import sampan as paddle`` runs ordinary Paddle 2.x code eagerly; see
 README.md and ARCHITECTURE.md for the map.
 """
-__version__ = "0.1.0"
+from .utils.version import __version__  # noqa: F401
 
 from . import ops                      # op declarations
 from . import kernels                  # numpy kernels
@@ -19,8 +19,8 @@ from .tensor import methods as _methods
 _methods.install(Tensor)
 
 from . import static  # noqa: E402  (Program, Executor; installs the static handler)
-from .static.framework import Variable as _Variable  # noqa: E402
-from .static.static_mode import tmp_names as _tmp_names  # noqa: E402
+from .program.framework import Variable as _Variable  # noqa: E402
+from .program.static_mode import tmp_names as _tmp_names  # noqa: E402
 _methods.install(_Variable, eager=False, wrap_operators=_tmp_names)
 from .static import enable_static, disable_static  # noqa: E402,F401
 

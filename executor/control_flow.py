@@ -34,7 +34,7 @@ import itertools
 import numpy as np
 
 from ..ops import OpError
-from ..static.variable import VarType
+from ..program.variable import VarType
 from ..kernels.cpu import control_flow as K
 from . import deps as D, liveness as L
 from .plan import Plan, register_op_runner

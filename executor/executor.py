@@ -17,8 +17,8 @@ import numpy as np
 from ..kernels.place import CPUPlace, backend_of_place
 from ..kernels.registry import CPU
 from ..kernels.transform import backend_of, to_backend
-from ..static.framework import Program
-from ..static.program_guard import default_main_program
+from ..program.framework import Program
+from ..program.program_guard import default_main_program
 from . import deps as D, liveness as L
 from .memory import tune_allocator
 from .plan import Plan

@@ -19,7 +19,7 @@ from ..ops import OpError, kind_of
 from ..ops.dtypes import to_np_dtype
 from ..kernels.registry import KernelKey, select_kernel, CPU, ANY
 from ..kernels.transform import transform_inputs
-from ..static.attrs import BOOKKEEPING
+from ..program.attrs import BOOKKEEPING
 
 HOLDERS = {"feed": "feed", "fetch": "fetch", "fetch_v2": "fetch"}
 OP_RUNNERS = {}     # op type -> factory(instr, plan) -> fn(ins, attrs, need)

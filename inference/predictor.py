@@ -25,6 +25,7 @@ from ..ops import OpError
 from ..save_load.atomic_set import reading
 from ..save_load.fileio import FormatError, blame
 from ..save_load.program_io import feed_fetch_targets, load_params, read_program
+from ..utils.version import __version__
 from .config import Config, DataType
 from . import passes
 
@@ -32,7 +33,6 @@ __all__ = ["Predictor", "Tensor", "create_predictor", "get_version"]
 
 
 def get_version():
-    from .. import __version__
     return f"sampan {__version__} (numpy CPU predictor)"
 
 

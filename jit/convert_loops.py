@@ -30,7 +30,7 @@ import numpy as np
 from .. import tensor as T
 from ..static import nn as static_nn
 from ..static.nn import nest
-from ..static.program_guard import default_main_program
+from ..program.program_guard import default_main_program
 from .convert_static import (RET_VAL, ConversionError, _array_dtype, _branch,
                              _copy_containers, _full, _is_number, _is_tensor, _is_undefined,
                              _kind, _natural_dtype, _np_dtype, _pred, _where, is_array,

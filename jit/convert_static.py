@@ -34,8 +34,8 @@ from ..ops.dtypes import to_np_dtype
 from ..static import nn as static_nn
 from ..static.nn.control_flow import Print as static_Print, RETURN_NO_VALUE_MAGIC_NUM
 from ..static.nn import nest
-from ..static.program_guard import default_main_program
-from ..static.variable import VarType
+from ..program.program_guard import default_main_program
+from ..program.variable import VarType
 from ..ops.dtypes import get_default_dtype
 from .errors import ConversionError, caller_location
 

@@ -17,7 +17,7 @@ import linecache
 import os
 import sys
 
-from ..static.static_mode import register_location_mapper
+from ..program.static_mode import register_location_mapper
 
 __all__ = ["ConversionError", "Location", "register_source_map", "map_location",
            "user_error", "caller_location"]

@@ -50,9 +50,9 @@ from ..kernels import random as _random
 from ..kernels.registry import CPU
 from ..kernels.transform import backend_of
 from ..ops import OpError, kind_of
-from ..static.program_guard import building
-from ..static.data import data
-from ..static.variable import VarType
+from ..program.program_guard import building
+from ..program.data import data
+from ..program.variable import VarType
 from ..static.nn.control_flow import RETURN_NO_VALUE_MAGIC_NUM
 from ..executor.executor import Interpreter, ExecutionConfig
 from ..executor.scope import Scope
@@ -252,8 +252,8 @@ def _carrying(program, sources):
     backward's own path analysis; a loop variable written in a while body is
     not marked by its stop_gradient flag), or None when it cannot tell."""
     try:
-        from ..static.backward_path import find_path
-        from ..static import backward
+        from ..program.backward_path import find_path
+        from ..program import backward
         builders = getattr(backward, "BUILDERS", None) or getattr(backward, "_BUILDERS")
         block = program.global_block()
         _, carry = find_path(block.ops, [], set(sources), set(), block._find_var_recursive,
@@ -275,7 +275,7 @@ class _Train:
     concrete program, and the grad-node op whose backward runs the latter."""
 
     def __init__(self, pp, backend):
-        from ..static.backward import gradients
+        from ..program.backward import gradients
         concrete = pp.concrete
         full = concrete.main_program.clone()
         block = full.global_block()

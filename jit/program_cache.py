@@ -21,7 +21,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ..dygraph.tensor import Tensor
-from ..static.data import InputSpec
+from ..program.data import InputSpec
 
 __all__ = ["ProgramCache", "Signature", "MAX_TRACED_PROGRAM_COUNT", "TENSOR", "SPEC"]
 

@@ -20,8 +20,8 @@ import warnings
 import weakref
 
 from ..ops import call_static_function, set_mode_action
-from ..static.data import InputSpec
-from ..static.program_guard import BUILD_LOCK
+from ..program.data import InputSpec
+from ..program.program_guard import BUILD_LOCK
 from .program_cache import ProgramCache, Signature
 from .tracing import trace, rebuild_outputs, is_slot
 from .errors import ConversionError

@@ -19,9 +19,9 @@ import re
 import numpy as np
 
 from ..dygraph.tensor import Tensor
-from ..static.framework import Program
-from ..static.program_guard import building
-from ..static.data import data, InputSpec
+from ..program.framework import Program
+from ..program.program_guard import building
+from ..program.data import data, InputSpec
 from .program_cache import spec_covers
 from ..utils import unique_name
 from ..ops import is_graph_value

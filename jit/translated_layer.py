@@ -34,7 +34,7 @@ from ..save_load.atomic_set import reading
 from ..save_load.params_info import read_params_info
 from ..save_load.program_io import feed_fetch_targets, load_params, read_program
 from ..save_load.prune import OUTPUT_PREFIX
-from ..static.data import InputSpec
+from ..program.data import InputSpec
 from ..utils import unique_name
 
 __all__ = ["TranslatedLayer", "load"]

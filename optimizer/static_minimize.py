@@ -20,7 +20,7 @@ run.
 import weakref
 
 from ..ops import create_state, op_role
-from ..static import default_main_program, program_guard
+from ..program import append_backward, default_main_program, program_guard
 from ..utils import unique_name
 from .lr import LRScheduler
 
@@ -65,7 +65,6 @@ def backward(opt, loss, startup_program=None, parameters=None, no_grad_set=None,
              callbacks=None):
     """``append_backward`` over the optimizer's parameters (default: every
     trainable parameter of the program); returns [(param, grad)]."""
-    from ..static import append_backward
     params = parameters if parameters is not None else opt._parameter_list
     with program_guard(loss.block.program, startup_program):
         return append_backward(loss, _param_names(params), no_grad_set, callbacks)

@@ -1,6 +1,6 @@
 """File formats: ``.pdiparams`` (combined tensor binary), ``.pdiparams.info``, and
 ``paddle.save``/``paddle.load`` state-dict files (restricted unpickling); the ``.pdmodel``
-ProgramDesc schema lives in ``static/proto``."""
+ProgramDesc schema lives in ``program/proto``."""
 from .fileio import FormatError
 from .safe_pickle import UnsafePickleError
 from .pdiparams import TensorRecord, load_pdiparams, read_records, save_pdiparams

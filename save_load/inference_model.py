@@ -20,8 +20,8 @@ import os
 import numpy as np
 
 from ..executor.scope import global_scope
-from ..static.program_guard import default_main_program
-from ..static.variable import tensor_desc
+from ..program.program_guard import default_main_program
+from ..program.variable import tensor_desc
 from ..ops import is_graph_value
 from ..ops.dtypes import ENUM_TO_NP
 from . import pdiparams

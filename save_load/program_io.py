@@ -22,10 +22,10 @@ import numpy as np
 
 from ..ops import has_op
 from ..ops.dtypes import ENUM_NAMES, ENUM_TO_NP
-from ..static import attrs as A
-from ..static.framework import Program
-from ..static.proto import framework_pb2 as pb
-from ..static.variable import tensor_desc
+from ..program import attrs as A
+from ..program.framework import Program
+from ..program.proto import framework_pb2 as pb
+from ..program.variable import tensor_desc
 from . import pdiparams
 from .atomic_set import reading
 from .fileio import FormatError, atomic_open, describe, ensure_parent

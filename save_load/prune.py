@@ -9,8 +9,8 @@ last in block 0, variables sorted by name, sub-blocks no kept op owns dropped
 
 The caller's program is never modified: everything happens on a copy.
 """
-from ..static.framework import Program
-from ..static.proto import framework_pb2 as pb
+from ..program.framework import Program
+from ..program.proto import framework_pb2 as pb
 
 __all__ = ["inference_program", "OUTPUT_PREFIX"]
 

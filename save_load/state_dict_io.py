@@ -280,7 +280,7 @@ def _restore_tensors(obj, return_numpy, keep_name_table):
 def _load_model_prefix(prefix, configs):
     """State dict of a jit.save model (``prefix.pdmodel`` + ``prefix.pdiparams``)."""
     from . import params_info
-    from ..static.proto import framework_pb2 as pb
+    from ..program.proto import framework_pb2 as pb
     model = prefix + ".pdmodel"
     params = prefix + ".pdiparams"
     if configs.get("model_filename") or configs.get("params_filename"):

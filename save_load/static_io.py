@@ -19,9 +19,9 @@ import os
 import numpy as np
 
 from ..executor.scope import global_scope
-from ..static.variable import Parameter, tensor_desc
+from ..program.variable import Parameter, tensor_desc
 from ..ops.dtypes import ENUM_TO_NP
-from ..static.proto import framework_pb2 as pb
+from ..program.proto import framework_pb2 as pb
 from . import safe_pickle
 from .atomic_set import reading, write_file_set
 from .fileio import FormatError

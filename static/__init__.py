@@ -1,18 +1,20 @@
-"""Static graph: ``Program``/``Block``/``Operator``/``Variable`` over Paddle's
-ProgramDesc protobuf, program building (``program_guard``, ``data``, the
-static-mode handler of ``bind``), the printer, and, re-exported from
-``sampan.executor``, the ``Executor`` that runs programs (``paddle.static``'s
-public names)."""
+"""``paddle.static``: the public names of static graphs, gathered from where
+they live: the Program and its building (``sampan.program``), the Executor
+(``sampan.executor``), saving and loading (``sampan.save_load``) and the
+layer builders and control flow (``static.nn``).  Nothing below imports this
+package."""
 import os as _os
 
-from .framework import Program, Block, Operator, Variable, Parameter
-from .program_guard import (default_main_program, default_startup_program, program_guard,
-                            name_scope, switch_main_program, switch_startup_program)
-from .static_mode import enable_static, disable_static, op_role_guard
-from . import actions as _actions  # noqa: F401  (the static mode actions)
-from .data import data, InputSpec
-from .backward import append_backward, gradients
 from ..kernels.place import CPUPlace, CUDAPlace
+from ..program import (Program, Block, Operator, Variable, Parameter, default_main_program,
+                       default_startup_program, program_guard, name_scope,
+                       switch_main_program, switch_startup_program, enable_static,
+                       disable_static, data, InputSpec, append_backward, gradients)
+from ..executor import Executor, global_scope, scope_guard, Scope
+from ..save_load.inference_model import save_inference_model, load_inference_model
+from ..save_load.static_io import save, load, load_program_state, set_program_state
+from . import nn
+from .nn.control_flow import Print
 
 
 def cpu_places(device_count=None):
@@ -26,14 +28,6 @@ def cuda_places(device_ids=None):
     ids = [0] if device_ids is None else list(device_ids)
     return [CUDAPlace(i) for i in ids]
 
-
-# The executor imports this package's modules; importing it last keeps the
-# import one-way at load time while ``paddle.static.Executor`` stays public.
-from ..executor import Executor, global_scope, scope_guard, Scope  # noqa: E402
-from . import nn  # noqa: E402,F401
-from .nn.control_flow import Print  # noqa: E402,F401
-from ..save_load.inference_model import save_inference_model, load_inference_model  # noqa: E402,E501
-from ..save_load.static_io import save, load, load_program_state, set_program_state  # noqa: E402,E501
 
 __all__ = ["Program", "Block", "Operator", "Variable", "Parameter", "default_main_program",
            "default_startup_program", "program_guard", "name_scope", "data", "InputSpec",

@@ -13,10 +13,10 @@ import numpy as np
 
 from ..ops import Meta, bind, get_op, is_graph_value, name_key, new_array
 from ..ops.dtypes import to_np_dtype
-from ..static.actions import new_array as new_array_in_program
-from ..static.program_guard import default_main_program
-from ..static.static_mode import append_op
-from ..static.variable import VarType
+from ..program.actions import new_array as new_array_in_program
+from ..program.program_guard import default_main_program
+from ..program.static_mode import append_op
+from ..program.variable import VarType
 from ..utils import unique_name
 
 __all__ = ["create_array", "array_write", "array_read", "array_length",

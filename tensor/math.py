@@ -8,7 +8,7 @@ import numbers
 
 import numpy as np
 
-from ..ops import bind, get_op, OpError
+from ..ops import bind, get_op, has_op, OpError
 from ..ops.dtypes import to_enum, to_np_dtype
 from .operators import promote_floats
 
@@ -145,11 +145,11 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
 
 
 def _activation(act, x):
-    from ..nn import functional as F
-    fn = getattr(F, act, None)
-    if fn is None:
+    """The activation op ``act`` (``relu``, ``tanh`` ...) on x, as Paddle's ``act=``."""
+    op = get_op(act) if has_op(act) else None
+    if op is None or len(op.inputs) != 1:
         raise ValueError(f"unknown activation '{act}'")
-    return fn(x)
+    return bind(op, (x,))[0]
 
 
 def _clip_defaults(dtype):

@@ -1,29 +1,45 @@
-"""The package's shape: import edges between the top-level folders point the way
-ARCHITECTURE.md says, nothing imports real ``paddle``, every module imports,
-and pyproject.toml lists every subpackage (the root is the package, so
-setuptools cannot find them itself).
+"""The package's shape: every top-level folder is a layer of the map below,
+imports (module- and function-level alike) only point down it, nothing imports
+real ``paddle``, every module imports, and pyproject.toml lists every
+subpackage (the root is the package, so setuptools cannot find them itself).
 
-Imports are read with ``ast`` (function-level imports included), relative ones
-resolved against the file's own package.
+Imports are read with ``ast``, relative ones resolved against the file's own
+package.  README.md's "Layers" table is this map in words.
 """
 import ast
 import importlib
 import os
+import re
 
 import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 NOT_PACKAGE = {"tests", "benchmarks", "examples", "build"}
 
-# area -> the sampan areas it may import besides itself (None: no rule)
-ALLOWED = {
-    "ops": set(),
-    "kernels": {"ops"},
-    "executor": {"static", "ops", "kernels"},
-    "ast_transforms": set(),
-}
-# area -> areas it must never import
-FORBIDDEN = {"dygraph": {"static"}, "static": {"dygraph"}}
+# The layers, lowest first: each may import only the layers listed (all lower).
+LAYERS = [
+    ("ops", set()),
+    ("ast_transforms", set()),
+    ("utils", set()),
+    ("kernels", {"ops"}),
+    ("dygraph", {"ops", "kernels", "utils"}),
+    ("program", {"ops", "kernels", "utils"}),
+    ("executor", {"ops", "kernels", "utils", "program"}),
+    ("tensor", {"ops", "kernels", "utils", "dygraph", "program"}),
+    ("nn", {"ops", "kernels", "utils", "dygraph", "program", "tensor"}),
+    ("optimizer", {"ops", "kernels", "utils", "dygraph", "program", "tensor", "nn"}),
+    ("metric", {"ops", "tensor"}),
+    ("save_load", {"ops", "kernels", "utils", "dygraph", "program", "executor", "tensor",
+                   "nn"}),
+    ("static", {"ops", "kernels", "utils", "dygraph", "program", "executor", "tensor", "nn",
+                "save_load"}),
+    ("jit", {"ops", "kernels", "utils", "dygraph", "program", "executor", "tensor", "nn",
+             "save_load", "static", "ast_transforms"}),
+    ("inference", {"ops", "kernels", "utils", "dygraph", "program", "executor", "save_load"}),
+    ("cli", {"ops", "kernels", "utils", "program", "executor", "save_load", "inference"}),
+]
+ALLOWED = dict(LAYERS)
+ORDER = {area: i for i, (area, _) in enumerate(LAYERS)}
 
 
 def _skip_dir(name):
@@ -63,8 +79,9 @@ def imported_modules(path):
                 mod = ".".join(base + ([node.module] if node.module else []))
             else:
                 mod = node.module
-            yield mod, node.lineno
-            for a in node.names:   # `from .. import nn` imports sampan.nn
+            if node.module or not node.level:  # `from .. import nn` imports sampan.nn only
+                yield mod, node.lineno
+            for a in node.names:
                 yield f"{mod}.{a.name}", node.lineno
         elif (isinstance(node, ast.Call) and node.args
               and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
@@ -90,18 +107,44 @@ def _area_of_file(path):
     return rel[0] if len(rel) > 1 else "<root>"
 
 
-def test_import_edges_follow_the_architecture():
-    bad = []
+def _edges():
+    """(file, line, importing area, imported module, imported area) of every
+    import of one area by another (the package root imports anything)."""
     for path in _python_files(ROOT, package_only=True):
         area = _area_of_file(path)
         for mod, line in imported_modules(path):
             target = _area_of_module(mod)
-            if target is None or target == area:
-                continue
-            allowed, forbidden = ALLOWED.get(area), FORBIDDEN.get(area, set())
-            if (allowed is not None and target not in allowed) or target in forbidden:
-                bad.append(f"{os.path.relpath(path, ROOT)}:{line}: {area}/ imports {mod}")
-    assert not bad, "forbidden import edges (see ARCHITECTURE.md):\n" + "\n".join(bad)
+            if target is not None and target != area and area != "<root>":
+                yield os.path.relpath(path, ROOT), line, area, mod, target
+
+
+def test_every_folder_is_a_layer_of_the_map():
+    folders = {d for d in os.listdir(ROOT) if os.path.isfile(os.path.join(ROOT, d, "__init__.py"))
+               and d not in NOT_PACKAGE}
+    assert folders == set(ALLOWED), (f"folders off the map: {sorted(folders - set(ALLOWED))}; "
+                                     f"on the map, missing: {sorted(set(ALLOWED) - folders)}")
+
+
+def test_the_map_points_down():
+    up = [(a, b) for a, allowed in LAYERS for b in allowed if ORDER[b] >= ORDER[a]]
+    assert not up, f"layers allowed to import a layer at or above them: {up}"
+
+
+def test_imports_follow_the_layers():
+    bad = [f"{path}:{line}: {area}/ imports {mod} ({target}/ is not below it on the map)"
+           for path, line, area, mod, target in _edges()
+           if target != "<root>" and target not in ALLOWED.get(area, ())]
+    bad += [f"{path}:{line}: {area}/ imports the package root ({mod})"
+            for path, line, area, mod, target in _edges() if target == "<root>"]
+    assert not bad, "imports against the layers (tests/test_imports.py LAYERS):\n" + \
+        "\n".join(bad)
+
+
+def test_readme_lists_the_layers_in_order():
+    text = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    section = text.split("## Layers", 1)[1].split("\n## ", 1)[0]
+    rows = re.findall(r"^\| `([a-z_]+)/` \|", section, re.M)
+    assert rows == [a for a, _ in LAYERS], rows
 
 
 # the real-Paddle side of the oracle: scripts run in the side venv, never imported here

@@ -16,7 +16,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ...dygraph.tensor import Tensor, Parameter
-from ...static.variable import Parameter as StaticParameter
+from ...program.variable import Parameter as StaticParameter
 from ...kernels.place import backend_of_place
 from ...kernels.transform import to_backend
 from ...ops.dtypes import to_np_dtype

@@ -10,7 +10,7 @@ import operator
 
 from ...ops import bind, get_op
 from ...utils import unique_name
-from .. import static_mode
+from ...program import static_mode
 
 __all__ = ["fc", "batch_norm", "embedding", "conv2d", "layer_norm", "instance_norm",
            "group_norm", "prelu", "conv2d_transpose"]

@@ -25,9 +25,9 @@ import numpy as np
 from ...ops import get_op, bind, Meta, name_key, is_graph_value as is_static
 from ...utils import unique_name
 from ...tensor import logic as _logic, math as _math, creation as _creation
-from ..program_guard import default_main_program, current_name_scope
-from ..static_mode import append_op
-from ..variable import VarType
+from ...program.program_guard import default_main_program, current_name_scope
+from ...program.static_mode import append_op
+from ...program.variable import VarType
 from . import nest
 
 __all__ = ["cond", "while_loop", "switch_case", "case", "Print", "create_undefined_variable"]

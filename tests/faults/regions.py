@@ -24,7 +24,7 @@ import numpy as np
 from . import ensure_sampan
 
 ensure_sampan()
-from sampan.static.proto import framework_pb2 as pb  # noqa: E402
+from sampan.program.proto import framework_pb2 as pb  # noqa: E402
 
 Region = namedtuple("Region", "start value end path wire")
 Part = namedtuple("Part", "name start end")

@@ -22,7 +22,7 @@ import os
 from . import REFERENCE, ensure_sampan
 
 ensure_sampan()
-from sampan.static.proto import framework_pb2 as pb  # noqa: E402
+from sampan.program.proto import framework_pb2 as pb  # noqa: E402
 
 VT = pb.VarType
 _IMPLICIT_KINDS = (VT.LOD_TENSOR_ARRAY, VT.STEP_SCOPES, VT.FEED_MINIBATCH, VT.FETCH_LIST)

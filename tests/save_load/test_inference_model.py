@@ -10,7 +10,7 @@ import sampan as paddle
 from sampan.inference import Config, create_predictor
 from sampan.save_load import load_pdiparams
 from sampan.save_load.program_io import read_program
-from sampan.static.proto import framework_pb2 as pb
+from sampan.program.proto import framework_pb2 as pb
 
 static = paddle.static
 

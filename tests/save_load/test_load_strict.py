@@ -15,7 +15,7 @@ from sampan.ops import OpError
 from sampan.save_load import FormatError, UnsafePickleError
 from sampan.save_load.program_io import (UnknownOpError, feed_fetch_targets, load_params,
                                          parse_program, read_program)
-from sampan.static.proto import framework_pb2 as pb
+from sampan.program.proto import framework_pb2 as pb
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REF = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(HERE))), "shared",

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from sampan.save_load import FormatError, pdiparams as P, params_info
-from sampan.static.proto import framework_pb2 as pb
+from sampan.program.proto import framework_pb2 as pb
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REF = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(HERE))), "shared",

@@ -12,7 +12,7 @@ import sampan as paddle
 from sampan import static
 from sampan.executor import Executor, ExecutionConfig, ExecutionError
 from sampan.executor import control_flow as CF
-from sampan.static.variable import VarType
+from sampan.program.variable import VarType
 from sampan.utils import unique_name
 
 RUNNERS = ("serial", "threaded")

@@ -13,7 +13,7 @@ from sampan.dygraph.engine import run_op
 from sampan.executor import ExecutionConfig, ExecutionError, Scope
 from sampan.executor import deps as D
 from sampan.ops import get_op, bind
-from sampan.static.proto import framework_pb2 as pb
+from sampan.program.proto import framework_pb2 as pb
 from sampan.utils import unique_name
 
 from ops.spec import all_cases

@@ -6,7 +6,7 @@ import pytest
 import sampan as paddle
 from sampan import static
 from sampan.ops import get_op, bind, OpError, in_dynamic_mode, name_key
-from sampan.static.proto import framework_pb2 as pb
+from sampan.program.proto import framework_pb2 as pb
 from sampan.utils import unique_name
 
 

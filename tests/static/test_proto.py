@@ -9,7 +9,7 @@ import pytest
 
 from google.protobuf import descriptor_pb2
 
-from sampan.static.proto import framework_pb2 as pb
+from sampan.program.proto import framework_pb2 as pb
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REF = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(HERE))), "shared",

@@ -16,7 +16,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROTO = "framework.proto"
 DESCRIPTOR_DIR = os.path.join("sampan", "static", "proto")
-MODULE = "sampan.static.proto.framework_pb2"
+MODULE = "sampan.program.proto.framework_pb2"
 
 _CHECK_START = "_runtime_version.ValidateProtobufRuntimeVersion("
 _IMPORT = "from google.protobuf import runtime_version as _runtime_version\n"
