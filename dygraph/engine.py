@@ -19,6 +19,7 @@ from ..ops.dtypes import to_np_dtype
 from ..kernels.registry import KernelKey, select_kernel, CPU, ANY
 from ..kernels.transform import backend_of, transform_inputs
 from .tensor import Tensor
+from ..ops.registry import Meta
 
 _ndarray = np.ndarray
 class _GradMode(threading.local):
@@ -94,7 +95,6 @@ def _wrap_error(op, arrays, attrs, exc):
         else:
             shapes.append(f"{slot.name}={list(a.shape)}:{a.dtype}")
     if op.infer_meta is not None:
-        from ..ops.registry import Meta
         metas = [None if a is None else
                  [Meta(x.shape, x.dtype) for x in a] if isinstance(a, list)
                  else Meta(a.shape, a.dtype) for a in arrays]

@@ -25,6 +25,7 @@ from ..kernels.transform import transform_inputs
 from .engine import (GRAD, grad_steps, run_op, differentiable_outputs,
                      _kernel_for, _wrap_error)
 from .tensor import Tensor, ZeroGrad
+from ..ops import get_op
 
 
 # --------------------------------------------------------------- grad mode
@@ -154,7 +155,6 @@ class _TensorMath:
 
     @staticmethod
     def add(a, b):
-        from ..ops import get_op
         return run_op(get_op("elementwise_add"), (a, b))[0]
 
     @staticmethod

@@ -28,6 +28,7 @@ from ..save_load.program_io import feed_fetch_targets, load_params, read_program
 from ..utils.version import __version__
 from .config import Config, DataType
 from . import passes
+from ..dygraph.tensor import Tensor as EagerTensor
 
 __all__ = ["Predictor", "Tensor", "create_predictor", "get_version"]
 
@@ -259,7 +260,6 @@ class Predictor:
             t._data, t._handed = a, True
             res.append(a)
         if tensors:
-            from ..dygraph.tensor import Tensor as EagerTensor
             return [EagerTensor(a) for a in res]
         return res
 

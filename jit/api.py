@@ -10,6 +10,7 @@ converts the whole function); ``backend`` must be None (or "CINN", accepted
 and ignored); ``build_strategy`` is kept for the record.
 """
 from .static_function import StaticFunction
+from ..nn.layer.layers import Layer
 
 __all__ = ["to_static"]
 
@@ -25,7 +26,6 @@ def to_static(function=None, input_spec=None, build_strategy=None, backend=None,
     full_graph = kwargs.get("full_graph", True)
 
     def decorate(fn):
-        from ..nn.layer.layers import Layer
         if isinstance(fn, Layer):
             fn.forward = StaticFunction(fn.forward, input_spec, build_strategy, backend,
                                         full_graph)

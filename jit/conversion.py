@@ -41,6 +41,7 @@ from ..ast_transforms import anno, pipeline
 from ..ast_transforms.base import REWRITTEN_BUILTINS
 from . import convert_runtime, errors
 from .errors import ConversionError
+from ..nn import Layer, Sequential
 
 __all__ = ["convert_function", "converted_source", "converted_callable", "not_to_static",
            "ignore_module", "set_code_level", "set_verbosity", "ConversionError"]
@@ -161,7 +162,6 @@ def converted_callable(fn):
         return fn, None
     if _static_function(fn) or isinstance(fn, (type, types.BuiltinFunctionType)):
         return fn, None
-    from ..nn import Layer
     if isinstance(fn, Layer):
         return _layer_callable(fn)
     call = getattr(type(fn), "__call__", None)
@@ -183,7 +183,6 @@ def _sequential_forward(layer, input):
 def _layer_callable(layer):
     """A user Layer runs its hooks and ``__call__`` as usual, with its forward
     converted (installed on the instance for the duration of the call)."""
-    from ..nn import Sequential
     fwd = layer.__dict__.get("forward", None) or getattr(type(layer), "forward", None)
     if _static_function(fwd):
         return layer, None

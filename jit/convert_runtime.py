@@ -26,6 +26,7 @@ import builtins
 from ..dygraph.tensor import Tensor
 from . import convert_loops as L, convert_static as S
 from .errors import ConversionError, caller_location
+from .. import tensor as T
 
 __all__ = ["UndefinedVar", "Undefined", "UndefinedVariableError", "ret", "Until",
            "convert_ifelse", "convert_ifexp", "convert_while_loop", "convert_for",
@@ -332,7 +333,6 @@ def _array_add_n(fn):
 
 
 def _library_converters():
-    from .. import tensor as T
     return {T.stack: _array_join(T.stack, True), T.concat: _array_join(T.concat, False),
             T.add_n: _array_add_n(T.add_n)}
 

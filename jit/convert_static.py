@@ -38,6 +38,7 @@ from ..program.program_guard import default_main_program
 from ..program.variable import VarType
 from ..ops.dtypes import get_default_dtype
 from .errors import ConversionError, caller_location
+from ..tensor import indexing as I
 
 RET_VAL = "_jst_ret_val"
 _CASTS = {"int": "int32", "float": "float32", "bool": "bool"}
@@ -498,7 +499,6 @@ def static_setitem(x, index, value):
     (The eager path writes in place through ``tensor.indexing.setitem``;
     this is its write without the in-place rebinding, which a Variable
     cannot take.)"""
-    from ..tensor import indexing as I
     return I.set_value_of(x, index, value)
 
 

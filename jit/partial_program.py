@@ -56,6 +56,9 @@ from ..program.variable import VarType
 from ..static.nn.control_flow import RETURN_NO_VALUE_MAGIC_NUM
 from ..executor.executor import Interpreter, ExecutionConfig
 from ..executor.scope import Scope
+from ..program import backward
+from ..program.backward import gradients
+from ..program.backward_path import find_path
 
 __all__ = ["PartialProgram"]
 
@@ -252,8 +255,6 @@ def _carrying(program, sources):
     backward's own path analysis; a loop variable written in a while body is
     not marked by its stop_gradient flag), or None when it cannot tell."""
     try:
-        from ..program.backward_path import find_path
-        from ..program import backward
         builders = getattr(backward, "BUILDERS", None) or getattr(backward, "_BUILDERS")
         block = program.global_block()
         _, carry = find_path(block.ops, [], set(sources), set(), block._find_var_recursive,
@@ -275,7 +276,6 @@ class _Train:
     concrete program, and the grad-node op whose backward runs the latter."""
 
     def __init__(self, pp, backend):
-        from ..program.backward import gradients
         concrete = pp.concrete
         full = concrete.main_program.clone()
         block = full.global_block()

@@ -32,6 +32,7 @@ from ..ops import bind, create_state, for_each_pair, is_graph_value, name_scope,
 from ..utils import unique_name
 from .lr import LRScheduler
 from .regularizer import L2Decay, WeightDecayRegularizer
+from ..nn.clip import GradientClipBase
 
 _OP_ROLE_OPTIMIZE, _OP_ROLE_LRSCHED = 2, 16      # Paddle's OpRole values
 _FP16 = np.dtype("float16")
@@ -477,7 +478,6 @@ def _check_weight_decay(weight_decay, cls):
 def _check_grad_clip(grad_clip, cls):
     if grad_clip is None:
         return None
-    from ..nn.clip import GradientClipBase
     if not isinstance(grad_clip, GradientClipBase):
         raise TypeError(f"{cls}: 'grad_clip' should be an instance of GradientClipBase's "
                         f"derived class, got {type(grad_clip).__name__}")

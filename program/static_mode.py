@@ -33,6 +33,8 @@ from ..ops import (OpError, kind_of, Meta, get_op, set_mode_handler, set_static_
 from ..utils import unique_name
 from . import attrs as A
 from .program_guard import default_main_program, current_name_scope
+from ..ops.dtypes import to_enum
+from ..ops.defs.creation import assign_value_attrs
 
 _naming = {"base": None, "tmp": False}
 _role = [A.OP_ROLE_FORWARD]
@@ -304,8 +306,6 @@ set_mode_handler("static", append_static_op)
 def _static_constant(array, stop_gradient, dtype):
     """A host array in a Program: an ``assign_value`` op of the array's own
     dtype, then a ``cast`` to ``dtype`` when that differs (as Paddle's to_tensor)."""
-    from ..ops.dtypes import to_enum
-    from ..ops.defs.creation import assign_value_attrs
     out = append_static_op(get_op("assign_value"), (), assign_value_attrs(array))[0]
     if dtype is not None and dtype != array.dtype:
         out = append_static_op(get_op("cast"), (out,), {"in_dtype": to_enum(array.dtype),

@@ -30,6 +30,7 @@ from .params_info import dump_params_info
 from .program_io import (feed_fetch_targets, load_params, model_paths, parse_program,
                          persistable_names, program_bytes, read_program)
 from .prune import inference_program
+from ..kernels.transform import to_backend
 
 __all__ = ["save_inference_model", "load_inference_model", "write_model", "model_files",
            "scope_values", "normalize_prefix"]
@@ -84,7 +85,6 @@ def scope_values(program, scope=None):
 
 
 def _to_cpu(a):
-    from ..kernels.transform import to_backend
     return to_backend(a, "CPU")
 
 

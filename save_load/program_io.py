@@ -29,6 +29,7 @@ from ..program.variable import tensor_desc
 from . import pdiparams
 from .atomic_set import reading
 from .fileio import FormatError, atomic_open, describe, ensure_parent
+from ..executor.plan import OP_RUNNERS
 
 __all__ = ["UnknownOpError", "parse_program", "read_program", "program_bytes",
            "write_program", "persistable_names", "feed_fetch_targets", "load_params",
@@ -218,7 +219,6 @@ def _check_var(v, block_idx, where):
 
 
 def _known(op_type):
-    from ..executor.plan import OP_RUNNERS
     return op_type in _HOLDER_OPS or has_op(op_type) or op_type in OP_RUNNERS
 
 

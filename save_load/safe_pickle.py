@@ -36,6 +36,8 @@ import numpy as np
 from . import array_bytes
 from .array_bytes import byte_chunks
 from .fileio import FormatError, describe
+from ..dygraph.tensor import Tensor
+from ..nn import Layer
 
 _reconstruct = np.ndarray.__reduce__(np.zeros(0))[0]
 _scalar = np.float32(0).__reduce__()[0]
@@ -152,15 +154,10 @@ _PLAIN = (type(None), bool, int, float, str, bytes, bytearray, complex, tuple, l
 
 
 def _tensor_class():
-    from ..dygraph.tensor import Tensor  # late: dygraph is not needed to read files
     return Tensor
 
 
 def _is_layer(obj):
-    try:
-        from ..nn import Layer
-    except ImportError:  # nn not built yet
-        return False
     return isinstance(obj, Layer)
 
 

@@ -28,25 +28,17 @@ import numpy as np
 from . import pdiparams, safe_pickle
 from .atomic_set import reading
 from .fileio import FormatError, atomic_open, ensure_parent
+from ..dygraph.tensor import Tensor
+from ..nn import Layer
+from ..ops import constant
+from ..program.proto import framework_pb2 as pb
+from ..tensor.creation_base import get_device, to_tensor
 
 NAME_TABLE = "StructuredToParameterName@@"
 UNPACK_INFO = "UnpackBigParamInfor@@"
 _SAVE_CONFIGS = ("use_binary_format", "pickle_protocol")
 _LOAD_CONFIGS = ("return_numpy", "keep_name_table", "model_filename", "params_filename")
 _MAX_PICKLE_BYTES = 2 ** 30 - 1  # protocol 2/3 cannot hold one object >= 4 GiB
-
-
-def _tensor_type():
-    from ..dygraph.tensor import Tensor
-    return Tensor
-
-
-def _layer_type():
-    try:
-        from ..nn import Layer
-        return Layer
-    except ImportError:  # nn not built yet
-        return ()
 
 
 def _is_memory_buffer(path):
@@ -67,7 +59,7 @@ def is_state_dict(obj):
     """Paddle's test: every value is a tensor, or a dict that holds no tensor/Layer."""
     if not isinstance(obj, dict):
         return False
-    tensor, layer = _tensor_type(), _layer_type()
+    tensor, layer = Tensor, Layer
 
     def paddle_object(v):
         return isinstance(v, tensor) or (layer and isinstance(v, layer))
@@ -85,7 +77,7 @@ def _to_numpy(t):
 
 
 def _build_saved_state_dict(state_dict):
-    tensor = _tensor_type()
+    tensor = Tensor
     saved, names = {}, {}
     for key, value in state_dict.items():
         if isinstance(value, tensor):
@@ -200,12 +192,12 @@ def save(obj, path, protocol=4, **configs):
         protocol = configs["pickle_protocol"]
     _check_protocol(protocol)
     if configs.get("use_binary_format", False):
-        if not isinstance(obj, _tensor_type()):
+        if not isinstance(obj, Tensor):
             raise NotImplementedError("use_binary_format=True saves only a Tensor, got "
                                       f"{type(obj).__name__}")
         _write(path, lambda fh: pdiparams.write_records(fh, [(obj.name, obj.numpy())]))
         return
-    layer = _layer_type()
+    layer = Layer
     if layer and isinstance(obj, layer):
         raise ValueError("paddle do not support saving `paddle.nn.Layer` object.")
     if is_state_dict(obj):
@@ -247,10 +239,8 @@ def _array_to_tensor(arr, return_numpy, name=None, adopted=None):
     loaded Tensors share memory."""
     if return_numpy:
         return arr
-    from ..tensor.creation_base import get_device, to_tensor
     if adopted is not None and get_device() == "cpu" and type(arr) is np.ndarray \
             and id(arr) not in adopted:
-        from ..ops import constant
         adopted[id(arr)] = arr  # kept: ids stay unique while loading
         t = constant(arr)
     else:
@@ -280,7 +270,6 @@ def _restore_tensors(obj, return_numpy, keep_name_table):
 def _load_model_prefix(prefix, configs):
     """State dict of a jit.save model (``prefix.pdmodel`` + ``prefix.pdiparams``)."""
     from . import params_info
-    from ..program.proto import framework_pb2 as pb
     model = prefix + ".pdmodel"
     params = prefix + ".pdiparams"
     if configs.get("model_filename") or configs.get("params_filename"):

@@ -27,6 +27,7 @@ from .atomic_set import reading, write_file_set
 from .fileio import FormatError
 from .program_io import program_bytes
 from .state_dict_io import _pack_big_arrays, _unpack_big_arrays, _check_protocol
+from ..kernels.transform import to_backend
 
 __all__ = ["save", "load", "load_program_state", "set_program_state"]
 
@@ -66,7 +67,6 @@ def _value(program, scope, name):
 
 
 def _cpu(a):
-    from ..kernels.transform import to_backend
     return to_backend(a, "CPU")
 
 

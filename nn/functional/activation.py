@@ -5,6 +5,7 @@ defaults are Paddle 2.6's public ones, mapped onto the op's attributes.
 """
 from ...ops import bind, get_op, OpError
 from ...dygraph.tensor import Tensor
+from ...tensor.math import cast
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "elu", "elu_", "celu", "selu", "gelu",
            "silu", "softplus", "hardswish", "hardsigmoid", "hardtanh", "swish", "mish",
@@ -149,7 +150,6 @@ def _maybe_cast(x, dtype):
     """Paddle casts to a given ``dtype`` even when x already has it (a cast op)."""
     if dtype is None:
         return x
-    from ...tensor.math import cast
     return cast(x, dtype)
 
 

@@ -11,6 +11,14 @@ import operator
 from ...ops import bind, get_op
 from ...utils import unique_name
 from ...program import static_mode
+from ...nn.param_attr import make_parameter
+from ...nn import functional as F
+from ...tensor import math as M
+from ...nn.functional.norm import batch_norm_op
+from ...nn.initializer import Constant
+from ...nn.param_attr import ParamAttr
+from ...nn.functional import embedding as emb
+from ...nn.initializer import Normal
 
 __all__ = ["fc", "batch_norm", "embedding", "conv2d", "layer_norm", "instance_norm",
            "group_norm", "prelu", "conv2d_transpose"]
@@ -29,14 +37,12 @@ def _owner(key, name=None):
 
 
 def _param(owner, shape, attr, dtype, is_bias=False, init=None):
-    from ...nn.param_attr import make_parameter
     return make_parameter(owner, shape, attr, dtype, is_bias, init)
 
 
 def _act(x, act):
     if act is None:
         return x
-    from ...nn import functional as F
     fn = getattr(F, act, None)
     if fn is None:
         raise ValueError(f"unknown activation '{act}'")
@@ -58,7 +64,6 @@ def fc(x, size, num_flatten_dims=1, weight_attr=None, bias_attr=None, activation
     attrs = weight_attr if isinstance(weight_attr, (list, tuple)) else [weight_attr] * len(xs)
     if len(attrs) != len(xs):
         raise ValueError(f"fc: {len(xs)} inputs but {len(attrs)} weight_attr")
-    from ...tensor import math as M
     with _owner("fc", name) as owner:
         outs = []
         for xi, wa in zip(xs, attrs):
@@ -85,9 +90,6 @@ def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, para
                bias_attr=None, data_layout="NCHW", in_place=False, name=None,
                moving_mean_name=None, moving_variance_name=None,
                do_model_average_for_mean_and_var=True, use_global_stats=False):
-    from ...nn.functional.norm import batch_norm_op
-    from ...nn.initializer import Constant
-    from ...nn.param_attr import ParamAttr
     c = input.shape[1] if data_layout == "NCHW" else input.shape[-1]
     dt = _dtype(input)
     with _owner("batch_norm", name) as owner:
@@ -104,7 +106,6 @@ def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, para
 
 def embedding(input, size, is_sparse=False, is_distributed=False, padding_idx=None,
               param_attr=None, dtype="float32"):
-    from ...nn.functional import embedding as emb
     with _owner("embedding") as owner:
         w = _param(owner, list(size), param_attr, dtype)
         return emb(input, w, padding_idx=padding_idx, sparse=is_sparse)
@@ -113,8 +114,6 @@ def embedding(input, size, is_sparse=False, is_distributed=False, padding_idx=No
 def conv2d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, groups=None,
            param_attr=None, bias_attr=None, use_cudnn=True, act=None, name=None,
            data_format="NCHW"):
-    from ...nn import functional as F
-    from ...nn.initializer import Normal
     groups = 1 if groups is None else groups
     c = input.shape[1] if data_format == "NCHW" else input.shape[-1]
     ks = [filter_size] * 2 if isinstance(filter_size, int) else list(filter_size)
@@ -133,7 +132,6 @@ def conv2d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, gro
 def conv2d_transpose(input, num_filters, output_size=None, filter_size=None, padding=0,
                      stride=1, dilation=1, groups=None, param_attr=None, bias_attr=None,
                      use_cudnn=True, act=None, name=None, data_format="NCHW"):
-    from ...nn import functional as F
     if filter_size is None:
         raise ValueError("conv2d_transpose: filter_size must be given")
     groups = 1 if groups is None else groups
@@ -149,7 +147,6 @@ def conv2d_transpose(input, num_filters, output_size=None, filter_size=None, pad
 
 def layer_norm(input, scale=True, shift=True, begin_norm_axis=1, epsilon=1e-05,
                param_attr=None, bias_attr=None, act=None, name=None):
-    from ...nn.initializer import Constant
     shape = list(input.shape)
     n = _numel(shape[begin_norm_axis:])
     with _owner("layer_norm", name) as owner:
@@ -161,8 +158,6 @@ def layer_norm(input, scale=True, shift=True, begin_norm_axis=1, epsilon=1e-05,
 
 
 def instance_norm(input, epsilon=1e-05, param_attr=None, bias_attr=None, name=None):
-    from ...nn import functional as F
-    from ...nn.initializer import Constant
     c = input.shape[1]
     with _owner("instance_norm", name) as owner:
         w = _param(owner, [c], param_attr, _dtype(input), init=Constant(1.0))
@@ -172,8 +167,6 @@ def instance_norm(input, epsilon=1e-05, param_attr=None, bias_attr=None, name=No
 
 def group_norm(input, groups, epsilon=1e-05, param_attr=None, bias_attr=None, act=None,
                data_layout="NCHW", name=None):
-    from ...nn import functional as F
-    from ...nn.initializer import Constant
     c = input.shape[1] if data_layout == "NCHW" else input.shape[-1]
     with _owner("group_norm", name) as owner:
         w = _param(owner, [c], param_attr, _dtype(input), init=Constant(1.0))
@@ -183,8 +176,6 @@ def group_norm(input, groups, epsilon=1e-05, param_attr=None, bias_attr=None, ac
 
 
 def prelu(x, mode, param_attr=None, data_format="NCHW", name=None):
-    from ...nn import functional as F
-    from ...nn.initializer import Constant
     if mode not in ("all", "channel", "element"):
         raise ValueError(f"prelu: mode must be 'all', 'channel' or 'element', got {mode!r}")
     if mode == "all":
