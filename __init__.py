@@ -9,7 +9,7 @@ from . import ops                      # op declarations
 from . import kernels                  # numpy kernels
 from .dygraph import Tensor, Parameter, no_grad, enable_grad, set_grad_enabled, \
     is_grad_enabled, grad  # noqa: F401
-from .kernels.place import CPUPlace, CUDAPlace  # noqa: F401
+from .kernels.place import CPUPlace, CUDAPlace, CUDAPinnedPlace  # noqa: F401
 from .ops.dtypes import PUBLIC as _DTYPES
 from .ops import in_dynamic_mode  # noqa: F401
 from . import tensor as _tensor_pkg
@@ -31,6 +31,7 @@ from .nn.param_attr import ParamAttr, create_parameter  # noqa: E402,F401
 from .save_load import save, load  # noqa: E402,F401
 from .dygraph import autograd  # noqa: E402,F401
 from . import jit, inference  # noqa: E402,F401
+from . import device  # noqa: E402,F401
 
 import sys as _sys  # noqa: E402
 _sys.modules[__name__ + ".autograd"] = autograd

@@ -29,6 +29,7 @@ LAYERS = [
     ("nn", {"ops", "kernels", "utils", "dygraph", "program", "tensor"}),
     ("optimizer", {"ops", "kernels", "utils", "dygraph", "program", "tensor", "nn"}),
     ("metric", {"ops", "tensor"}),
+    ("device", {"ops", "kernels", "tensor"}),
     ("save_load", {"ops", "kernels", "utils", "dygraph", "program", "executor", "tensor",
                    "nn"}),
     ("static", {"ops", "kernels", "utils", "dygraph", "program", "executor", "tensor", "nn",
