@@ -28,13 +28,19 @@ from . import utils, nn, optimizer  # noqa: E402,F401
 from . import metric  # noqa: E402,F401
 from .optimizer import regularizer  # noqa: E402,F401
 from .nn.param_attr import ParamAttr, create_parameter  # noqa: E402,F401
+from .nn.initializer.lazy_init import LazyGuard  # noqa: E402,F401
 from .save_load import save, load  # noqa: E402,F401
 from .dygraph import autograd  # noqa: E402,F401
+from .tensor import linalg_api as linalg  # noqa: E402,F401
+from .tensor import spectral_fft as fft, spectral_signal as signal  # noqa: E402,F401
 from . import jit, inference  # noqa: E402,F401
 from . import device  # noqa: E402,F401
 
 import sys as _sys  # noqa: E402
 _sys.modules[__name__ + ".autograd"] = autograd
+_sys.modules[__name__ + ".linalg"] = linalg
+_sys.modules[__name__ + ".fft"] = fft
+_sys.modules[__name__ + ".signal"] = signal
 
 bool = _DTYPES["bool"]  # noqa: A001
 int8, int16, int32, int64 = (_DTYPES[k] for k in ("int8", "int16", "int32", "int64"))

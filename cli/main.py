@@ -171,9 +171,9 @@ def _synthetic(pred, batch, given):
         if n in given:
             feeds[n] = given[n]
             continue
-        h = pred.get_input_handle(n)
-        shape = [batch if d < 0 else d for d in h._dims or ()]
-        dt = h._dtype or np.dtype("float32")
+        spec = pred.get_input_handle(n)._spec       # the input's declaration (run_plan.FeedSpec)
+        shape = [batch if d < 0 else d for d in spec.dims or ()]
+        dt = spec.dtype or np.dtype("float32")
         if dt.kind == "f":
             feeds[n] = rng.standard_normal(shape).astype(dt)
         else:

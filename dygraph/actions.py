@@ -41,7 +41,14 @@ def for_each_pair(pairs, fn, scope):
     return [fn(p, g) for p, g in pairs]
 
 
+def while_loop(cond, body, loop_vars):
+    loop_vars = list(loop_vars)
+    while bool(cond(*loop_vars)):
+        loop_vars = list(body(*loop_vars))
+    return loop_vars
+
+
 for _name, _fn in (("create_parameter", create_parameter), ("create_state", create_state),
                    ("update", update), ("new_array", new_array),
-                   ("for_each_pair", for_each_pair)):
+                   ("for_each_pair", for_each_pair), ("while_loop", while_loop)):
     set_mode_action("eager", _name, _fn)

@@ -14,6 +14,8 @@ import numpy as np
 from ..ops.dtypes import public_dtype
 from ..kernels.transform import backend_of, to_backend
 from ..kernels.place import place_of_array
+from .printing import to_string
+from .lazy import Unallocated
 
 _names = itertools.count()
 
@@ -27,7 +29,7 @@ class Tensor:
     gradients.
     """
     __slots__ = ("_data", "stop_gradient", "_node", "_slot", "_grad", "_name",
-                 "_hooks", "persistable", "__weakref__")
+                 "_hooks", "persistable", "_version", "__weakref__")
 
     def __init__(self, data, stop_gradient=True, node=None, slot=0, name=None):
         self._data = data
@@ -108,10 +110,7 @@ class Tensor:
         return id(self)
 
     def __repr__(self):
-        grad = f"stop_gradient={self.stop_gradient}"
-        body = np.array2string(np.asarray(self.numpy()), separator=", ", prefix=" " * 7)
-        return (f"Tensor(shape={self.shape}, dtype={self.dtype.name}, place={self.place}, "
-                f"{grad},\n       {body})")
+        return to_string(self)       # Paddle's format (printing.py)
 
     __str__ = __repr__
 
@@ -210,7 +209,15 @@ class Tensor:
         return Tensor(to_backend(self._data, "GPU"), self.stop_gradient)
 
     def _is_initialized(self):
-        return self._data is not None
+        return self._data is not None and not isinstance(self._data, Unallocated)
+
+    @property
+    def inplace_version(self):
+        """How many in-place writes this tensor has had (Paddle's counter)."""
+        return getattr(self, "_version", 0)
+
+    def _bump_inplace_version(self):
+        self._version = getattr(self, "_version", 0) + 1
 
 
 class ZeroGrad(Tensor):
@@ -252,6 +259,19 @@ class Parameter(Tensor):
     @trainable.setter
     def trainable(self, value):
         self.stop_gradient = not value
+
+    def set_init_func(self, fn):
+        """Defer this parameter's initialization (``paddle.LazyGuard``): ``fn(param,
+        None)`` fills it when ``initialize()`` is called."""
+        self._init_func = fn
+
+    def initialize(self):
+        """Run the initialization deferred under ``paddle.LazyGuard`` (once)."""
+        fn = getattr(self, "_init_func", None)
+        if fn is None:
+            raise AssertionError("Required self._init_func is not None, but received None.")
+        fn(self, None)
+        self._init_func = None
 
     def __repr__(self):
         return "Parameter containing:\n" + super().__repr__()

@@ -14,12 +14,18 @@ computes for a single-output op with plain inputs (None for an absent
 dispensable slot); the compiled serial runner calls ``g`` directly (the per-op
 cost of the kernel convention is paid once).  Buffer reuse (executor/reuse.py)
 may later swap an instruction's kernel for its in-place variant.
+
+Instructions whose effects nobody can see (outputs never read, no side
+effect) are dropped by the dead-op pass (executor/prune.py) before the
+variable roles are classified; ``dropped`` lists their ops.  The Program
+itself keeps them.
 """
 from ..ops import OpError, kind_of
 from ..ops.dtypes import to_np_dtype
 from ..kernels.registry import KernelKey, select_kernel, CPU, ANY
 from ..kernels.transform import transform_inputs
 from ..program.attrs import BOOKKEEPING
+from .prune import live
 
 HOLDERS = {"feed": "feed", "fetch": "fetch", "fetch_v2": "fetch"}
 OP_RUNNERS = {}     # op type -> factory(instr, plan) -> fn(ins, attrs, need)
@@ -32,23 +38,23 @@ def register_op_runner(op_type, factory):
 
 class Instr:
     """One op of the plan."""
-    __slots__ = ("idx", "op", "opdef", "fn", "fast", "ins", "outs", "attrs", "need",
+    __slots__ = ("idx", "pos", "op", "opdef", "fn", "fast", "ins", "outs", "attrs", "need",
                  "reads", "writes", "key")
 
     def where(self):
-        return f"op #{self.idx} '{self.op.type}' (block {self.op.block.idx})"
+        return f"op #{self.pos} '{self.op.type}' (block {self.op.block.idx})"
 
 
 class Plan:
     """Variable table + instructions of one block (see module docstring)."""
 
-    def __init__(self, block, feed_names, fetch_names, backend=CPU):
+    def __init__(self, block, feed_names, fetch_names, backend=CPU, prune=True):
         self.block = block
         self.backend = backend
         self.names, self.index, self.vars = [], {}, []
         holder_feeds, holder_fetches = [], []
         self.instrs = []
-        for op in block.ops:
+        for pos, op in enumerate(block.ops):
             role = HOLDERS.get(op.type)
             if role == "feed":
                 holder_feeds.append(op.output("Out")[0])
@@ -56,14 +62,29 @@ class Plan:
                 holder_fetches.append((op.attr("col") if op.has_attr("col") else 0,
                                        op.input("X")[0]))
             else:
-                self.instrs.append(self._instr(op, len(self.instrs)))
+                self.instrs.append(self._instr(op, len(self.instrs), pos))
         self.feed_names = tuple(dict.fromkeys(list(feed_names) + holder_feeds))
         if not fetch_names:
             fetch_names = [n for _, n in sorted(holder_fetches)]
         self.fetch_names = tuple(fetch_names)
         self.feed_idx = tuple(self._slot(n) for n in self.feed_names)
         self.fetch_idx = tuple(self._slot(n) for n in self.fetch_names)
+        self.dropped = ()
+        if prune:
+            self._prune()
         self._classify()
+
+    def _prune(self):
+        """Drop the dead instructions (executor/prune.py) and renumber the rest."""
+        kept = live(self.instrs, self.fetch_idx, self.vars)
+        if len(kept) == len(self.instrs):
+            return
+        ids = {id(ins) for ins in kept}
+        self.dropped = tuple(ins.op for ins in self.instrs if id(ins) not in ids)
+        for k, ins in enumerate(kept):
+            ins.idx = k
+        self.instrs = kept
+        self.__dict__.pop("_cf_written", None)      # (control_flow's cache of writes)
 
     # ------------------------------------------------------------- table
     def _slot(self, name, instr=None):
@@ -93,9 +114,9 @@ class Plan:
         return tuple(out)
 
     # ------------------------------------------------------------- instructions
-    def _instr(self, op, idx):
+    def _instr(self, op, idx, pos):
         ins = Instr()
-        ins.idx, ins.op, ins.opdef = idx, op, op.opdef
+        ins.idx, ins.pos, ins.op, ins.opdef = idx, pos, op, op.opdef
         ins.attrs = {k: v for k, v in op.all_attrs().items() if k not in BOOKKEEPING}
         ins.fast, ins.key = None, None
         if op.opdef is None:

@@ -14,8 +14,9 @@ the instruction:
   such reader declares ``fresh`` outputs (a reshape, an assign, a control-flow
   op may hand the same array on);
 - every other use of it happens before this instruction (so the threaded
-  runner may reuse it too) or reads only its shape (a kernel's ``shape_only``
-  inputs, e.g. X of elementwise_add_grad, which may run at any time); this
+  runner may reuse it too) or reads only its shape (an input the declarations
+  say it reads only for its shape, ``ops.shape_only_inputs``: X of
+  elementwise_add_grad, which may run at any time); this
   instruction reads it through one slot and does not write it;
 - the shapes and dtypes declared by the program allow it (the rule; ``"any"``:
   the output is the input itself, e.g. assign; otherwise never a 0-d value,
@@ -26,6 +27,8 @@ variant's.  ``assign(plan, deps, shape_only)`` returns ``{instr: pairs}``
 (``explain`` lists them).
 """
 import math
+
+from ..ops import shape_only_inputs as _declared_shape_only
 
 
 def _bcast_ok(plan, ins, in_pos):
@@ -67,10 +70,20 @@ def _rule_ok(plan, ins, out_pos, in_pos, rule):
     return False
 
 
+def _shape_only(ins):
+    """Input slot positions ``ins`` reads only for their shapes, as the
+    declarations say (``ops.shape_only_inputs``: X of elementwise_add_grad),
+    for an instruction whose inputs are still the declared slots (a kernel
+    call, not a control-flow op's rewired reads)."""
+    if ins.opdef is None or ins.key is None:
+        return ()
+    return _declared_shape_only(ins.op.type)
+
+
 def _content_reads(ins):
-    """The variables ``ins`` reads for their values (not only their shapes:
-    a kernel's ``shape_only`` input positions, e.g. X of elementwise_add_grad)."""
-    skip = getattr(ins.fn, "shape_only", ()) if ins.opdef is not None else ()
+    """The variables ``ins`` reads for their values (not only their shapes,
+    ``_shape_only``)."""
+    skip = _shape_only(ins)
     if not skip:
         return set(ins.reads)
     out = set()
@@ -83,7 +96,8 @@ def _content_reads(ins):
 
 def shape_only_inputs(plan):
     """Indices of the loaded values (``plan.loaded``) that every instruction
-    reads only for their shapes (a caller may hand in buffers it reused)."""
+    reads only for their shapes (``no_need_buffer``: a caller may hand in
+    buffers it reused)."""
     content = set()
     for ins in plan.instrs:
         content |= _content_reads(ins)

@@ -9,13 +9,11 @@ same numpy calls run, some of them in place on buffers nothing else sees).
   2-D weight and 1-D bias (both parameters) and intermediates used once becomes
   one ``sampan_fc`` op: ``out = x @ W; out += b; max(out, 0, out=out)`` (Paddle
   fuses the same pattern into its ``fc`` op).  ``sampan_fc`` exists only in
-  predictor programs (never saved) and runs through the executor's op-runner seam.
+  predictor programs (never saved); it is declared like every op
+  (ops/defs/fused.py) with its kernel in kernels/cpu/fused.py, so a pass writes
+  only ops the registry knows.
 """
 from collections import Counter
-
-import numpy as np
-
-from ..executor.plan import register_op_runner
 
 __all__ = ["PASSES", "optimize", "FC_OP"]
 
@@ -128,19 +126,5 @@ def _remove(block, ids):
         if id(block.ops[i]) in ids:
             block._remove_op(i)
 
-
-def _fc_runner(instr, plan):
-    relu = instr.op.attr("activation_type") == "relu"
-
-    def run(ins, attrs, need):
-        out = np.matmul(ins[0][0], ins[1][0])     # a new array: safe to update in place
-        out += ins[2][0]
-        if relu:
-            np.maximum(out, 0, out=out)
-        return ([out],)
-    return run
-
-
-register_op_runner(FC_OP, _fc_runner)
 
 PASSES = {"identity_scale_clean": identity_scale_clean, "fc_fuse": fc_fuse}

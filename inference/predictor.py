@@ -3,10 +3,12 @@
 Everything is resolved once, when the predictor is created: the model and its
 parameters are read strictly (``save_load.program_io``), sampan's graph passes
 run on a private copy (``inference.passes``, when ``Config.ir_optim()``), and
-the executor plans the program once (variable table, kernels chosen, frees,
-compiled straight-line runner).  A run then costs: one list of arrays (the
-parameters, then the inputs in ``col`` order), one call of the compiled runner,
-and handing the outputs to their handles.
+the executor plans the program once with the parameter arrays bound
+(``executor.run_plan.PlanRun``, the path the Executor and to_static run too:
+variable table, kernels chosen, frees, compiled straight-line runner; inputs
+checked against the model's declarations with its messages).  A run then
+costs: one list of arrays (the parameters, then the inputs in ``col`` order),
+one call of the compiled runner, and handing the outputs to their handles.
 
 ``clone()`` shares the program, the plan and the parameter arrays (read-only
 here) and gets its own input/output handles.  Handles follow Paddle Inference's
@@ -14,16 +16,13 @@ here) and gets its own input/output handles.  Handles follow Paddle Inference's
 ``copy_to_cpu``, ``shape``, ``name``, ``type``.  ``run([arrays]) -> [arrays]``
 runs directly on a list of inputs.
 """
-import operator
-
 import numpy as np
 
-from ..executor.executor import ExecutionConfig, Interpreter
-from ..executor.scope import Scope
+from ..executor.run_plan import PlanRun
 from ..kernels.registry import CPU
 from ..ops import OpError
 from ..save_load.atomic_set import reading
-from ..save_load.fileio import FormatError, blame
+from ..save_load.fileio import blame
 from ..save_load.program_io import feed_fetch_targets, load_params, read_program
 from ..utils.version import __version__
 from .config import Config, DataType
@@ -38,7 +37,7 @@ def get_version():
 
 
 class _Core:
-    """What clones share: the program, the plan's runner, the parameter arrays."""
+    """What clones share: the program and its ``PlanRun`` (parameters bound)."""
 
     def __init__(self, config):
         model, pfile = config.prog_file(), config.params_file()
@@ -49,49 +48,32 @@ class _Core:
             program = read_program(model)
             params = load_params(program, pfile, model)
         feeds, fetches = feed_fetch_targets(program, model)
-        block = program.global_block()
-        self.inputs = [(n, block.var(n)) for n in feeds]
         self.output_names = list(fetches)
-        fetch_src = list(fetches)
         try:                            # an op the plan cannot run: name the model
+            fetch_src = list(fetches)
             if config.ir_optim():
                 program, fetch_src = passes.optimize(program, params, feeds, fetches,
                                                      skip=config._deleted_passes)
             self.program = program
-            scope = Scope()
-            for name, arr in params.items():
-                scope.var(name).set(arr)
-            interp = Interpreter(program, list(feeds), fetch_src, scope, CPU,
-                                 ExecutionConfig())
-        except (ValueError, OpError) as exc:
+            self.run = PlanRun(program, feeds, fetch_src, arrays=params, backend=CPU,
+                               check="all", noun="input", write_back=False)
+        except (ValueError, RuntimeError, OpError) as exc:
             raise blame(exc, model)
-        plan = self.plan = interp.plan
-        if plan.external:
-            name = plan.names[plan.external[0]]
-            user = plan.first_reader.get(plan.external[0])
-            raise FormatError(f"{model}: variable '{name}' is read"
-                              f"{' by ' + user.where() if user else ''} but is neither an "
-                              f"input, a parameter nor computed by the model")
-        self.runner = interp.runner
-        self.persist = [params[plan.names[i]] for i in plan.persist_read]
-        # outputs that may share memory with an input or a parameter are copied
-        shared = set(plan.feed_idx) | set(plan.persist_read)
-        self.aliased = [i in shared for i in plan.fetch_idx]
+        self.inputs = self.run.feeds
         self.model, self.params_file = model, pfile
 
 
 class Tensor:
     """An input or output handle of a Predictor (Paddle Inference's ``Tensor``)."""
-    __slots__ = ("_name", "_data", "_dtype", "_dims", "_is_input", "_handed", "_shape")
+    __slots__ = ("_name", "_data", "_spec", "_is_input", "_handed", "_shape")
 
-    def __init__(self, name, var=None, is_input=False):
+    def __init__(self, name, spec=None):
         self._name = name
         self._data = None
-        self._is_input = is_input
+        self._spec = spec               # an input's FeedSpec (executor/run_plan.py)
+        self._is_input = spec is not None
         self._handed = False
         self._shape = None
-        self._dtype = var.np_dtype if var is not None else None
-        self._dims = tuple(var.shape) if var is not None else None
 
     def name(self):
         return self._name
@@ -106,10 +88,12 @@ class Tensor:
             return list(self._data.shape)
         if self._shape is not None:
             return list(self._shape)
-        return [] if self._dims is None else list(self._dims)
+        dims = self._spec.dims if self._spec is not None else None
+        return [] if dims is None else list(dims)
 
     def type(self):
-        d = self._data.dtype if self._data is not None else self._dtype
+        d = self._data.dtype if self._data is not None else \
+            (self._spec.dtype if self._spec is not None else None)
         return DataType.BY_NUMPY.get(np.dtype(d).name, -1) if d is not None else -1
 
     def lod(self):
@@ -122,12 +106,12 @@ class Tensor:
         if not self._is_input:
             raise ValueError(f"'{self._name}' is an output; copy_from_cpu is for inputs")
         a = np.array(getattr(data, "_data", data), copy=True, order="C")
-        self._data = _checked_input(self._name, self._dtype, self._dims, a)
+        self._data = self._spec.check(a)
 
     def share_external_data(self, data):
         """Use ``data`` without copying (it must not change until run() returns)."""
         a = np.ascontiguousarray(getattr(data, "_data", data))
-        self._data = _checked_input(self._name, self._dtype, self._dims, a)
+        self._data = self._spec.check(a)
 
     def copy_to_cpu(self):
         a = self._data
@@ -143,35 +127,6 @@ class Tensor:
         return f"<inference Tensor {self._name} {self.shape()}>"
 
 
-def _shape_check(dims):
-    """A fast ``shape -> bool`` for declared ``dims`` (-1: any size; None/(): unchecked)."""
-    if not dims:
-        return lambda shape: True
-    n = len(dims)
-    fixed = [i for i, d in enumerate(dims) if d >= 0]
-    if not fixed:
-        return lambda shape: len(shape) == n
-    get = operator.itemgetter(*fixed)
-    want = get(tuple(dims))
-    return lambda shape: len(shape) == n and get(shape) == want
-
-
-_CHECKS = {}
-
-
-def _checked_input(name, dtype, dims, a):
-    if dtype is not None and a.dtype != dtype:
-        raise ValueError(f"input '{name}' expects {dtype} data, got {a.dtype}; convert it "
-                         f"with .astype('{dtype}')")
-    check = _CHECKS.get(dims)
-    if check is None:
-        check = _CHECKS[dims] = _shape_check(dims)
-    if not check(a.shape):
-        raise ValueError(f"input '{name}' expects shape {list(dims)} (-1: any size), got "
-                         f"{list(a.shape)}")
-    return a
-
-
 class Predictor:
     """Runs one loaded model (see module docstring)."""
 
@@ -181,12 +136,12 @@ class Predictor:
                             f"{type(config).__name__}")
         self._config = config
         core = self._core = _core if _core is not None else _Core(config)
-        self._inputs = [Tensor(n, v, True) for n, v in core.inputs]
+        self._inputs = [Tensor(spec.name, spec) for spec in core.inputs]
         self._outputs = [Tensor(n) for n in core.output_names]
         self._in_by_name = {t._name: t for t in self._inputs}
         self._out_by_name = {t._name: t for t in self._outputs}
-        self._runner = core.runner
-        self._persist = core.persist
+        self._run = core.run.run_arrays
+        self._aliased = core.run.fetch_aliased
 
     # ------------------------------------------------------------- names, handles
     def get_input_names(self):
@@ -213,7 +168,7 @@ class Predictor:
     get_output_tensor = get_output_handle
 
     def get_input_tensor_shape(self):
-        return {n: list(v.shape) for n, v in self._core.inputs}
+        return {spec.name: list(spec.dims) for spec in self._core.inputs}
 
     # ------------------------------------------------------------- running
     def run(self, inputs=None):
@@ -224,16 +179,16 @@ class Predictor:
                 return self._run_list(inputs)
             except (ValueError, OpError) as exc:       # bad inputs or a failing op: name the model
                 raise blame(exc, self._core.model)
-        args = self._persist + [t._data for t in self._inputs]
-        for t in self._inputs:
-            if t._data is None:
-                raise ValueError(f"input '{t._name}' has no data; call "
-                                 f"get_input_handle('{t._name}').copy_from_cpu(array) first")
+        feeds = [t._data for t in self._inputs]
+        for t, a in zip(self._inputs, feeds):
+            if a is None:
+                raise t._spec.not_fed(f"call get_input_handle('{t._name}')"
+                                      f".copy_from_cpu(array) first")
         try:
-            outs = self._runner(args)
+            outs = self._run(feeds)
         except (ValueError, OpError) as exc:
             raise blame(exc, self._core.model)
-        for t, a, aliased in zip(self._outputs, outs, self._core.aliased):
+        for t, a, aliased in zip(self._outputs, outs, self._aliased):
             # an output that may share memory with an input or a parameter is never
             # handed out as is: copy_to_cpu copies it every time
             t._data, t._handed = a, aliased or a.base is not None
@@ -247,14 +202,9 @@ class Predictor:
                              f"{self.get_input_names()}, got "
                              f"{len(inputs) if isinstance(inputs, (list, tuple)) else inputs!r}")
         tensors = any(hasattr(x, "_data") for x in inputs)
-        arrays = []
-        for t, x in zip(self._inputs, inputs):
-            a = getattr(x, "_data", x)
-            a = a if type(a) is np.ndarray else np.asarray(a)
-            arrays.append(_checked_input(t._name, t._dtype, t._dims, a))
-        outs = self._runner(self._persist + arrays)
+        outs = self._run([t._spec.accept(x) for t, x in zip(self._inputs, inputs)])
         res = []
-        for t, a, aliased in zip(self._outputs, outs, self._core.aliased):
+        for t, a, aliased in zip(self._outputs, outs, self._aliased):
             if aliased or a.base is not None:
                 a = a.copy()            # never hand out a view of an input or a parameter
             t._data, t._handed = a, True

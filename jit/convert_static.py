@@ -101,13 +101,16 @@ def no_value_like(x):
     dtype = np.dtype(_np_dtype(x))
     if dtype.kind != "f" or dtype.itemsize < 4:
         return _full(0, dtype, x.shape)
-    mark_no_value()
-    return _full(RETURN_NO_VALUE_MAGIC_NUM, dtype, x.shape)
+    return mark_no_value(_full(RETURN_NO_VALUE_MAGIC_NUM, dtype, x.shape))
 
 
-def mark_no_value():
-    """Flag the program being built: an output may be the "no value" marker."""
-    default_main_program()._jst_no_value = True
+def mark_no_value(var):
+    """Flag the program being built (an output may be the "no value" marker) and
+    record that ``var`` is one (jit/no_value.py follows it to the outputs)."""
+    program = default_main_program()
+    program._jst_no_value = True
+    program.__dict__.setdefault("_jst_no_value_vars", set()).add(var.name)
+    return var
 
 
 def _copy_containers(x):

@@ -6,21 +6,23 @@ file, line and function.  ``user_error(exc)`` rewrites an exception raised
 while converted code was traced or run so that its message ends with the
 user's frames: the outer ones one line each, the innermost with a five-line
 window and a ``<--- HERE`` marker.  The exception keeps its type.
+``map_error(exc)`` also rewrites an error of a program's run, from the
+``Location`` its failing op keeps (``program.location``).
 
 ``ConversionError`` is what conversion and the runtime helpers raise for
 code they cannot turn into a program (a tensor-conditioned recursion, a
 variable bound on one side of a tensor ``if`` only, a loop variable that
 changes type): the message names the construct and suggests a rewrite.
 """
-import dataclasses
+import copy
 import linecache
 import os
 import sys
 
-from ..program.static_mode import register_location_mapper
+from ..program.location import Location, register_location_mapper
 
 __all__ = ["ConversionError", "Location", "register_source_map", "map_location",
-           "user_error", "caller_location"]
+           "user_error", "map_error", "caller_location"]
 
 _WINDOW = 2            # lines shown on each side of the failing one
 
@@ -29,17 +31,7 @@ class ConversionError(Exception):
     """A construct to_static cannot express as a program (see the message)."""
 
 
-@dataclasses.dataclass(frozen=True)
-class Location:
-    filename: str
-    lineno: int
-    function: str
-
-    def __str__(self):
-        return f'File "{self.filename}", line {self.lineno}, in {self.function}'
-
-
-_maps = {}             # synthetic file name -> {converted line: Location}
+_maps = {}             # synthetic file name -> {converted line: Location (program.location)}
 
 
 def register_source_map(filename, line_map):
@@ -164,6 +156,45 @@ def user_error(exc):
         new.__suppress_context__ = exc.__suppress_context__
         new = new.with_traceback(exc.__traceback__)
     new._sampan_user_frames = frames
+    return new
+
+
+def map_error(exc):
+    """An exception from converted code, shown at the user's line: raised while
+    tracing, its traceback holds the converted frames (``user_error``); raised
+    by the executor, the failing instruction's op carries the user's
+    ``Location``.  ``exc`` itself when neither applies."""
+    try:
+        new = user_error(exc)
+        if new is exc and getattr(exc, "instr", None) is not None:
+            new = _op_error(exc)
+        return new
+    except Exception:            # never hide the original error behind a mapping bug
+        return exc
+
+
+def _op_error(exc):
+    loc = getattr(exc.instr.op, "location", None)
+    if loc is None or loc.filename.startswith("<") or \
+            getattr(exc, "_sampan_user_frames", None):
+        return exc
+    error = getattr(exc.instr.op, "python_error", None)
+    if error is not None:        # an assert op standing for the user's assert / raise
+        return _python_error(error, render([loc]), exc)
+    new = type(exc)(str(exc) + render([loc]), exc.instr, getattr(exc, "original", None))
+    new._sampan_user_frames = [loc]
+    return new.with_traceback(exc.__traceback__)
+
+
+def _python_error(error, where, exc):
+    """A fresh copy of ``error`` (what the user's code raises eagerly) with the
+    user's line appended to its message; the op's failure is its cause."""
+    new = copy.copy(error)
+    first = new.args[0] if new.args else None
+    new.args = ((first + where,) + new.args[1:] if isinstance(first, str) else
+                (where.lstrip("\n"),) if not new.args else new.args)
+    new._sampan_user_frames = True
+    new.__cause__ = exc
     return new
 
 

@@ -14,11 +14,15 @@ Planned once per concrete program, lazily, in one of two shapes:
   in that node and delivers the gradients to the inputs and the eager
   parameters, so ``optimizer.step()`` works unchanged.
 
-Values never go through a scope: each interpreter's runner takes its loaded
-values as a list (persistables first, read from the bound eager tensors'
-arrays, then the feeds), in an order fixed at plan time; persistables the
-program writes (batch-norm running statistics) are stored back into the
-bound tensors.  So a call is: gather arrays -> run -> wrap outputs.
+Each interpreter is a ``PlanRun`` (executor/run_plan.py, the path the
+Executor and the Predictor run too) bound to the eager tensors: values never
+go through a scope, the persistables are read from the bound tensors' arrays
+and those the program writes (batch-norm running statistics) are stored back
+into them.  So a call is: gather arrays -> run -> wrap outputs.  A loaded
+model's inputs are checked against its declarations (``check_inputs``);
+to_static's program cache already keys its programs by input spec.  Outputs
+that may be the "no value" of a path with no ``return`` come with a has-value
+flag the program computes (jit/no_value.py); None where it is false.
 
 Higher-order gradients (``sampan.grad(..., create_graph=True)`` through a
 call): the backward program maps (inputs, parameters, output gradients) to
@@ -53,66 +57,43 @@ from ..ops import OpError, kind_of
 from ..program.program_guard import building
 from ..program.data import data
 from ..program.variable import VarType
-from ..static.nn.control_flow import RETURN_NO_VALUE_MAGIC_NUM
-from ..executor.executor import Interpreter, ExecutionConfig
-from ..executor.scope import Scope
-from ..program import backward
+from ..executor.run_plan import PlanRun, ExecutionConfig
 from ..program.backward import gradients
+from ..program.backward_pass import BUILDERS
 from ..program.backward_path import find_path
+from .no_value import clone, has_value_flags
 
 __all__ = ["PartialProgram"]
 
 _GRAD = _engine.GRAD
 LOD_TENSOR_ARRAY = VarType.LOD_TENSOR_ARRAY
 _CONFIG = ExecutionConfig()
-_NO_VALUE = (float(np.float32(RETURN_NO_VALUE_MAGIC_NUM)), RETURN_NO_VALUE_MAGIC_NUM)
 
 
-class _Planned:
-    """One program planned for fixed feeds/fetches, with the sources of its
-    persistables resolved to the bound eager tensors."""
-    __slots__ = ("interp", "run", "persist_in", "persist_out", "n_fetch", "program")
-
-    def __init__(self, program, feed_names, fetch_names, bound, backend, shape_only=()):
-        self.program = program
-        scope = Scope()
-        self.interp = interp = Interpreter(program, tuple(feed_names), tuple(fetch_names),
-                                           scope, backend, _CONFIG, shape_only)
-        interp.bind(bound)          # anything reading the scope sees the live tensors
-        plan = interp.plan
-        self.run = interp.runner
-        self.persist_in = [_bound(bound, plan.names[i], program) for i in plan.persist_read]
-        self.persist_out = [_bound(bound, plan.names[i], program)
-                            for i in plan.persist_written]
-        self.n_fetch = len(plan.fetch_idx)
-        if plan.external:
-            names = [plan.names[i] for i in plan.external]
-            raise RuntimeError(f"to_static: the program reads {names} before writing them "
-                               f"and they are neither inputs nor parameters")
-
-    def explain(self):
-        return self.interp.explain()
-
-
-def _bound(bound, name, program):
-    t = bound.get(name)
-    if t is None:
-        raise RuntimeError(
-            f"to_static: persistable variable '{name}' of the traced program is not an "
-            f"eager tensor (a Layer parameter or buffer); create parameters in the "
-            f"Layer's __init__, not inside the converted function")
-    return t
+def _plan(program, feed_names, fetch_names, bound, backend, shape_only=(), check=False,
+          write_back=True):
+    """``program`` planned for fixed feeds/fetches (executor/run_plan.py), its
+    persistables read from and written to the bound eager tensors."""
+    return PlanRun(program, feed_names, fetch_names, tensors=bound, backend=backend,
+                   config=_CONFIG, shape_only=shape_only, check="all" if check else None,
+                   noun="input", write_back=write_back)
 
 
 class PartialProgram:
     """Runs one ConcreteProgram; ``__call__(inputs) -> list of output Tensors``."""
 
-    def __init__(self, concrete, writes_state=True):
+    def __init__(self, concrete, writes_state=True, check_inputs=False):
         self.concrete = concrete
         # False for a grad program (module doc): its recomputed forward leaves
         # the persistables it writes as they are
         self.writes_state = writes_state
-        program = concrete.main_program
+        # inputs checked against the program's declarations at every call (a
+        # loaded model's; to_static's program cache already keys by input spec)
+        self.check_inputs = check_inputs
+        # the program run: the traced one, or a copy that also computes which
+        # outputs hold "no value" on a call (jit/no_value.py)
+        program, self.flag_names = has_value_flags(concrete.main_program, concrete.outputs)
+        self.program = program
         self.bound = program.bound_tensors
         self.feed_names = [v.name for v in concrete.inputs]
         self.out_names = [v.name for v in concrete.outputs]
@@ -128,8 +109,7 @@ class PartialProgram:
         slots, self.out_slot = {}, []
         for v in concrete.outputs:
             # an output that is an input needing a gradient is its own path
-            diff = v.name in sources or \
-                ((not v.stop_gradient) if carry is None else v.name in carry)
+            diff = v.name in sources or v.name in carry
             if not diff or v.persistable or v.np_dtype is None or \
                     v.np_dtype.kind not in "fc":
                 self.out_slot.append(-1)
@@ -141,11 +121,10 @@ class PartialProgram:
         # outputs that are a parameter or buffer: the eager tensor itself, as eager returns it
         self.bound_outs = [(k, self.bound[v.name]) for k, v in enumerate(concrete.outputs)
                            if v.persistable and v.name in self.bound]
-        # float outputs that may be the "no value" of a path with no `return`
-        self.no_value = [k for k, v in enumerate(concrete.outputs)
-                         if getattr(program, "_jst_no_value", False) and
-                         v.type != LOD_TENSOR_ARRAY and v.np_dtype is not None and
-                         v.np_dtype.kind == "f"]
+        # the outputs that may be the "no value" of a path with no `return`, in
+        # the order of their has-value flags (fetched after the outputs)
+        self.no_value = [k for k, f in enumerate(self.flag_names) if f is not None]
+        self.n_out = len(self.out_names)
         self._forward = None
         self._train = None
         self._backend = None
@@ -156,31 +135,24 @@ class PartialProgram:
                                                     _any_trainable(self.grad_params)):
             return self._call_train(inputs)
         fwd = self._forward or self._plan_forward(inputs)
-        arrays = [t._data for t in fwd.persist_in]
-        arrays += [t._data for t in inputs]
-        outs = fwd.run(arrays)
-        n = fwd.n_fetch
-        if self.writes_state:
-            for t, a in zip(fwd.persist_out, outs[n:]):
-                t._data = a
+        feeds = [t._data for t in inputs]
+        if self.check_inputs:
+            fwd.check_feeds(feeds)
+        outs = fwd.run_arrays(feeds)
+        n = self.n_out
         if self.array_outs:
             result = self._with_arrays(outs[:n])
         else:
             result = [Tensor(a) for a in outs[:n]]
         for k, t in self.bound_outs:
             result[k] = t
-        return self._drop_no_value(result) if self.no_value else result
+        return self._drop_no_value(result, outs[n:]) if self.no_value else result
 
-    def _drop_no_value(self, result):
-        """None for each output that is the "no value" marker (the function
+    def _drop_no_value(self, result, flags):
+        """None for each output whose has-value flag is false (the function
         reached its end without a `return` on this call's path)."""
-        for k in self.no_value:
-            t = result[k]
-            a = t._data if t is not None else None
-            if a is None or not a.size:
-                continue
-            mark = a.flat[0]            # (a float64 marker may hold the float32 value)
-            if mark in _NO_VALUE and bool(np.all(a == mark)):
+        for k, flag in zip(self.no_value, flags):
+            if flag is not None and not flag:
                 result[k] = None
         return result
 
@@ -192,16 +164,13 @@ class PartialProgram:
     def _call_train(self, inputs):
         tr = self._train or self._plan_train(inputs)
         fwd, bwd = tr.forward, tr.backward
-        arrays = [t._data for t in fwd.persist_in]
         feeds = [t._data for t in inputs]
+        if self.check_inputs:
+            fwd.check_feeds(feeds)
         rng = _random.get_state() if tr.random else None
-        outs = fwd.run(arrays + feeds)
-        n = fwd.n_fetch
-        if self.writes_state:
-            for t, a in zip(fwd.persist_out, outs[n:]):
-                t._data = a
-        n_out = tr.n_out
-        saved = _Saved(outs[n_out:n], [t._data for t in bwd.persist_in],
+        outs = fwd.run_arrays(feeds)
+        n_out, n_saved = self.n_out, tr.n_saved
+        saved = _Saved(outs[n_out:n_out + n_saved], bwd.load(),
                        [feeds[i] for i in tr.fed_back], feeds, rng)
         ins = [inputs[i] for i in tr.grad_inputs] + self.grad_params
         diff_arrays = [outs[i] for i in tr.slot_first]
@@ -215,7 +184,9 @@ class PartialProgram:
                 result[k] = [Tensor(x) for x in (outs[k] or [])]
         for k, t in self.bound_outs:
             result[k] = t
-        return self._drop_no_value(result) if self.no_value else result
+        if self.no_value:
+            return self._drop_no_value(result, outs[n_out + n_saved:])
+        return result
 
     # ------------------------------------------------------------- planning
     def backend(self, inputs):
@@ -225,9 +196,14 @@ class PartialProgram:
         return self._backend
 
     def _plan_forward(self, inputs):
-        self._forward = _Planned(self.concrete.main_program, self.feed_names, self.out_names,
-                                 self.bound, self.backend(inputs))
+        self._forward = _plan(self.program, self.feed_names, self.out_names + self.flags(),
+                              self.bound, self.backend(inputs), check=self.check_inputs,
+                              write_back=self.writes_state)
         return self._forward
+
+    def flags(self):
+        """The has-value flags the forward fetches after its outputs (jit/no_value.py)."""
+        return [f for f in self.flag_names if f is not None]
 
     def _plan_train(self, inputs):
         self._train = _Train(self, self.backend(inputs))
@@ -251,17 +227,13 @@ class PartialProgram:
 
 
 def _carrying(program, sources):
-    """Names of the variables that carry a gradient from ``sources`` (the static
-    backward's own path analysis; a loop variable written in a while body is
-    not marked by its stop_gradient flag), or None when it cannot tell."""
-    try:
-        builders = getattr(backward, "BUILDERS", None) or getattr(backward, "_BUILDERS")
-        block = program.global_block()
-        _, carry = find_path(block.ops, [], set(sources), set(), block._find_var_recursive,
-                             builders, True)
-        return carry
-    except Exception:
-        return None
+    """Names of the variables that carry a gradient from ``sources``: the static
+    backward's own path analysis (a loop variable written in a while body is
+    not marked by its stop_gradient flag)."""
+    block = program.global_block()
+    _, carry = find_path(block.ops, [], set(sources), set(), block._find_var_recursive,
+                         BUILDERS, True)
+    return carry
 
 
 def _any_trainable(params):
@@ -276,8 +248,7 @@ class _Train:
     concrete program, and the grad-node op whose backward runs the latter."""
 
     def __init__(self, pp, backend):
-        concrete = pp.concrete
-        full = concrete.main_program.clone()
+        full = clone(pp.program)       # (its ops keep the user's `raise` errors)
         block = full.global_block()
         n_fwd = len(block.ops)
         fwd_vars = [block.var(n) for n in pp.feed_names]
@@ -322,16 +293,18 @@ class _Train:
         bblock = bprog.global_block()
         for n in saved + fed_back_names:
             bblock.var(n).is_data = True
-        self.backward = _Planned(_View(bblock, bblock.ops[n_fwd:]),
-                                 tgrad_names + saved + fed_back_names, fetch, pp.bound, backend)
+        self.backward = _plan(_View(bblock, bblock.ops[n_fwd:]),
+                              tgrad_names + saved + fed_back_names, fetch, pp.bound, backend,
+                              write_back=False)
         # saved values the backward reads only for their shapes (X of
         # elementwise_add_grad): the forward may reuse their buffers
         keep = set(saved) - set(pp.out_names)
-        shape_only = [n for n in self.backward.interp.shape_only_inputs() if n in keep]
-        self.forward = _Planned(_View(block, fwd_ops), pp.feed_names, pp.out_names + saved,
-                                pp.bound, backend, shape_only)
+        shape_only = [n for n in self.backward.shape_only_inputs() if n in keep]
+        self.forward = _plan(_View(block, fwd_ops), pp.feed_names,
+                             pp.out_names + saved + pp.flags(), pp.bound, backend, shape_only,
+                             check=pp.check_inputs, write_back=pp.writes_state)
         self.backward_program = bprog
-        self.n_out = len(pp.out_names)
+        self.n_saved = len(saved)
         # first output index of each node slot (its array is the slot's forward value)
         first = {}
         for k, s in enumerate(pp.out_slot):
@@ -349,14 +322,14 @@ class _Train:
     def _backward(self, node, gouts):
         saved = _arrays(node)
         outs = node.outs
-        ins = list(saved.persist)
+        ins = []
         for k, g in enumerate(gouts):
             if g is None:
                 g = np.zeros_like(outs[k])
             ins.append(g)
         ins += saved.values
         ins += saved.fed
-        return self._by_grad_name(self.backward.run(ins))
+        return self._by_grad_name(self.backward.run_arrays(ins, saved.persist))
 
     def _by_grad_name(self, res):
         """One entry per node input (None where it got no gradient)."""

@@ -1,15 +1,11 @@
-"""The program cache of one StaticFunction, keyed by the input signature.
+"""The program cache of one StaticFunction, keyed by the call's ``CallKey``.
 
-A call's key (``Signature.of``) has one entry per argument, in order:
-- a tensor: ``(shape, dtype, stop_gradient)``; where the argument has an
-  InputSpec, the spec's shape (-1 for None dims) and stop_gradient stand for
-  the tensor's (as in Paddle), so one program serves every batch size (the
-  fixed dims are checked);
-- a list/tuple/dict holding tensors: the entries of its items, nested;
-- anything else: ``(type, value)`` (the value must be hashable; an unhashable
-  object counts by identity);
-then the bound Layer's ``training`` flag.  The same walk collects the tensors
-to feed, in order, so a call computes its key and its feed list in one pass.
+The key (``arguments.Signature.flatten``) has one typed entry per argument:
+``TensorLeaf(shape, dtype, stop_gradient)`` for a tensor (its InputSpec's shape
+and stop_gradient where it has one, so one program serves every batch size),
+``ValueLeaf(type, value)`` for a Python value, ``Nested(type, keys, items)``
+for a list/tuple/dict; keyword arguments by name, then the bound Layer's
+``training`` flag.
 
 When a function has traced more than ``MAX_TRACED_PROGRAM_COUNT`` programs, a
 new trace warns, naming the argument (and dimension, dtype, stop_gradient or
@@ -18,167 +14,12 @@ value) that differs from the closest cached key.
 import warnings
 from collections import OrderedDict
 
-import numpy as np
+from ..program.location import user_stacklevel
+from .arguments import TensorLeaf, ValueLeaf, Nested
 
-from ..dygraph.tensor import Tensor
-from ..program.data import InputSpec
-
-__all__ = ["ProgramCache", "Signature", "MAX_TRACED_PROGRAM_COUNT", "TENSOR", "SPEC"]
+__all__ = ["ProgramCache", "RetraceWarning", "explain_difference", "MAX_TRACED_PROGRAM_COUNT"]
 
 MAX_TRACED_PROGRAM_COUNT = 10
-_SCALARS = (int, float, bool, str, type(None), complex, np.integer, np.floating, np.bool_)
-TENSOR = "tensor"        # marker types of the feed list built beside the key
-SPEC = "spec"
-
-
-class Signature:
-    """Turns call arguments into (key, flat inputs).  Built once per function
-    from its parameter names and input_spec."""
-
-    def __init__(self, arg_names, input_spec=None, instance=None, defaults=None):
-        self.arg_names = list(arg_names)
-        self.defaults = dict(defaults or {})
-        self.n_positional = len(self.arg_names)
-        self.instance = instance
-        self.specs = list(input_spec) if input_spec is not None else []
-
-    def name_of(self, i):
-        if i < len(self.arg_names):
-            return self.arg_names[i]
-        return f"args_{i}"
-
-    def positional(self, args, kwargs):
-        """Every positional parameter as a positional argument: keyword
-        arguments naming them moved into ``args``, skipped ones filled with
-        their defaults (as Paddle does), so ``f(x)``, ``f(x, n=2)`` and
-        ``f(x, 2)`` share a program and InputSpecs apply to keywords too.
-        Unchanged when a required parameter is missing (the call reports it)."""
-        names = self.arg_names
-        if len(args) >= len(names):
-            return args, kwargs
-        rest = dict(kwargs)
-        full = list(args)
-        for name in names[len(args):]:
-            if name in rest:
-                full.append(rest.pop(name))
-            elif name in self.defaults:
-                full.append(self.defaults[name])
-            else:
-                return args, kwargs
-        return tuple(full), rest
-
-    # ------------------------------------------------------------- names
-    def leaf_names(self, args, kwargs):
-        """The data-variable name of each input ``of`` collects, in its order:
-        the InputSpec's name, else the parameter's (``x``; ``x_0``, ``x_1`` ...
-        inside a list; ``x_key`` inside a dict)."""
-        names = []
-        specs = self.specs
-        for i, a in enumerate(args):
-            self._names(a, specs[i] if i < len(specs) else None, self.name_of(i), names)
-        for k in sorted(kwargs or ()):
-            self._names(kwargs[k], None, k, names)
-        return names
-
-    def _names(self, a, spec, name, names):
-        if isinstance(a, (Tensor, np.ndarray, InputSpec)):
-            given = getattr(spec, "name", None) or (a.name if isinstance(a, InputSpec) else None)
-            names.append(given or name)
-        elif isinstance(a, (list, tuple)):
-            sub = list(spec) if isinstance(spec, (list, tuple)) else []
-            for k, x in enumerate(a):
-                self._names(x, sub[k] if k < len(sub) else None, f"{name}_{k}", names)
-        elif isinstance(a, dict):
-            sub = spec if isinstance(spec, dict) else {}
-            for k in sorted(a, key=str):
-                self._names(a[k], sub.get(k), f"{name}_{k}", names)
-
-    # ------------------------------------------------------------- the hot path
-    def of(self, args, kwargs):
-        """``(key, inputs)``: inputs are the tensors (or InputSpecs) to feed."""
-        inputs = []
-        parts = []
-        specs = self.specs
-        ns = len(specs)
-        for i, a in enumerate(args):
-            if isinstance(a, Tensor):
-                d = a._data
-                spec = specs[i] if i < ns else None
-                if spec is not None and isinstance(spec, InputSpec):
-                    parts.append((self._masked(spec, d.shape, i), d.dtype, spec.stop_gradient))
-                else:
-                    parts.append((d.shape, d.dtype, a.stop_gradient))
-                inputs.append(a)
-            elif type(a) in _SCALARS:
-                parts.append((type(a), a))
-            else:
-                parts.append(self._generic(a, specs[i] if i < ns else None, inputs))
-        if kwargs:
-            for k in sorted(kwargs):
-                parts.append((k, self._generic(kwargs[k], None, inputs)))
-        inst = self.instance
-        if inst is not None:
-            parts.append(getattr(inst, "training", None))
-        return tuple(parts), inputs
-
-    def _masked(self, spec, shape, i):
-        return _spec_shape(spec, shape, f"argument '{self.name_of(i)}'")
-
-    def _generic(self, a, spec, inputs):
-        if isinstance(a, Tensor):
-            d = a._data
-            inputs.append(a)
-            if isinstance(spec, InputSpec):
-                return (_spec_shape(spec, d.shape, "a tensor"), d.dtype, spec.stop_gradient)
-            return (d.shape, d.dtype, a.stop_gradient)
-        if isinstance(a, np.ndarray):
-            t = Tensor(a)
-            return self._generic(t, spec, inputs)
-        if isinstance(a, InputSpec):
-            inputs.append(a)
-            return (a.shape, a.dtype.np_dtype if hasattr(a.dtype, "np_dtype")
-                    else np.dtype(a.dtype), a.stop_gradient)
-        if isinstance(a, (list, tuple)):
-            sub = spec if isinstance(spec, (list, tuple)) else [None] * len(a)
-            sub = list(sub) + [None] * (len(a) - len(sub))
-            return (type(a), tuple(self._generic(x, s, inputs) for x, s in zip(a, sub)))
-        if isinstance(a, dict):
-            sub = spec if isinstance(spec, dict) else {}
-            return (dict, tuple((k, self._generic(a[k], sub.get(k), inputs))
-                                for k in sorted(a, key=str)))
-        if type(a) in _SCALARS:
-            return (type(a), a)
-        try:
-            hash(a)
-            return (type(a), a)
-        except TypeError:
-            return (type(a), id(a))
-
-
-def _spec_shape(spec, shape, what):
-    """The InputSpec's shape standing for ``shape``; an input outside its spec
-    (another rank, or another size of a fixed dim) is traced for its own shape,
-    as Paddle does, with a warning naming both."""
-    sshape = spec.shape
-    if not spec_covers(spec, shape):
-        warnings.warn(f"to_static: {what} has shape {list(shape)}, outside its InputSpec "
-                      f"shape {list(sshape)} (-1 / None dims may vary); tracing a program "
-                      f"for this shape", stacklevel=5)
-        return tuple(shape)
-    return sshape
-
-
-def spec_covers(spec, shape):
-    """Whether an input of ``shape`` fits ``spec`` (same rank, equal fixed dims)."""
-    return len(shape) == len(spec.shape) and all(shape[j] == d for j, d in _fixed(spec))
-
-
-def _fixed(spec):
-    f = spec.__dict__.get("_fixed_dims")
-    if f is None or f[0] != spec.shape:
-        f = (spec.shape, tuple((j, d) for j, d in enumerate(spec.shape) if d != -1))
-        spec.__dict__["_fixed_dims"] = f
-    return f[1]
 
 
 # ----------------------------------------------------------------- the cache
@@ -236,7 +77,7 @@ class ProgramCache:
             f"{MAX_TRACED_PROGRAM_COUNT}); each new input signature builds a new program. "
             f"This call differs from the closest cached one in: {why}. Pass an input_spec "
             f"with None for dimensions that vary, or tensors instead of changing Python "
-            f"values.", RetraceWarning, stacklevel=4)
+            f"values.", RetraceWarning, stacklevel=user_stacklevel())
 
 
 class RetraceWarning(UserWarning):
@@ -245,7 +86,8 @@ class RetraceWarning(UserWarning):
 
 # ----------------------------------------------------------------- explaining
 def explain_difference(key, cached, signature):
-    """Text naming what differs between ``key`` and the closest of ``cached``."""
+    """Text naming what differs between ``key`` and the closest of ``cached``
+    (CallKeys of ``signature``'s function)."""
     best = None
     for other in cached:
         diffs = _diff(key, other, signature)
@@ -254,72 +96,75 @@ def explain_difference(key, cached, signature):
     return "; ".join(best) if best else "nothing visible (identical keys)"
 
 
-def _diff(a, b, signature):
+def _diff(key, other, signature):
+    if len(key.args) != len(other.args):
+        return [f"the number of arguments ({len(key.args)} vs cached {len(other.args)})"]
     out = []
-    if len(a) != len(b):
-        return [f"the number of arguments ({len(a) - _has_flag(signature)} vs "
-                f"{len(b) - _has_flag(signature)})"]
-    n = len(a)
-    for i, (x, y) in enumerate(zip(a, b)):
-        if x == y:
-            continue
-        if signature.instance is not None and i == n - 1:
-            out.append(f"the layer's training flag ({x} vs cached {y})")
-            continue
-        if isinstance(x, tuple) and len(x) == 2 and isinstance(x[0], str) and \
-                isinstance(y, tuple) and len(y) == 2 and x[0] == y[0]:
-            out.extend(_part_diff(f"keyword argument '{x[0]}'", x[1], y[1]))
-        else:
-            out.extend(_part_diff(f"argument '{signature.name_of(i)}'", x, y))
+    for i, (x, y) in enumerate(zip(key.args, other.args)):
+        if x != y:
+            out.extend(_entry_diff(signature.label(i), x, y))
+    kx, ky = dict(key.kwargs), dict(other.kwargs)
+    for k in sorted(kx.keys() | ky.keys()):
+        label = signature.label(k)
+        if k not in ky:
+            out.append(f"{label}: given vs not given in the cached call")
+        elif k not in kx:
+            out.append(f"{label}: not given vs given in the cached call")
+        elif kx[k] != ky[k]:
+            out.extend(_entry_diff(label, kx[k], ky[k]))
+    if key.training != other.training:
+        out.append(f"the layer's training flag ({key.training} vs cached {other.training})")
     return out
 
 
-def _has_flag(signature):
-    return 1 if signature.instance is not None else 0
+def _entry_diff(label, x, y):
+    kx, ky = type(x), type(y)
+    if kx is not ky:
+        return [f"{label}: {_kind(x)} vs cached {_kind(y)}"]
+    if kx is TensorLeaf:
+        return _tensor_diff(label, x, y)
+    if kx is ValueLeaf:
+        if x.type is not y.type:
+            return [f"{label} type: {x.type.__name__} vs cached {y.type.__name__}"]
+        return [f"{label} value: {x.value!r} vs cached {y.value!r}"]
+    if x.type is not y.type:                      # Nested
+        return [f"{label} type: {x.type.__name__} vs cached {y.type.__name__}"]
+    if x.keys != y.keys:
+        if x.keys is None or y.keys is None or len(x.keys) != len(y.keys):
+            return [f"{label}: length {len(x.items)} vs cached {len(y.items)}"]
+        return [f"{label} keys: {list(x.keys)} vs cached {list(y.keys)}"]
+    if len(x.items) != len(y.items):
+        return [f"{label}: length {len(x.items)} vs cached {len(y.items)}"]
+    out = []
+    names = x.keys if x.keys is not None else range(len(x.items))
+    for k, p, q in zip(names, x.items, y.items):
+        if p != q:
+            out.extend(_entry_diff(f"{label}[{k!r}]", p, q))
+    return out
 
 
-def _is_tensor_part(p):
-    return (isinstance(p, tuple) and len(p) == 3 and isinstance(p[0], tuple)
-            and isinstance(p[1], np.dtype) and isinstance(p[2], (bool, np.bool_)))
+def _tensor_diff(label, x, y):
+    out = []
+    if len(x.shape) != len(y.shape):
+        out.append(f"{label} rank: shape {_shape(x.shape)} vs cached {_shape(y.shape)}")
+    else:
+        for j, (p, q) in enumerate(zip(x.shape, y.shape)):
+            if p != q:
+                out.append(f"{label} dimension {j}: {_dim(p)} vs cached {_dim(q)} "
+                           f"(shape {_shape(x.shape)} vs {_shape(y.shape)})")
+    if x.dtype != y.dtype:
+        out.append(f"{label} dtype: {x.dtype} vs cached {y.dtype}")
+    if x.stop_gradient != y.stop_gradient:
+        out.append(f"{label} stop_gradient: {x.stop_gradient} vs cached {y.stop_gradient}")
+    return out
 
 
-def _part_diff(label, x, y):
-    if _is_tensor_part(x) and _is_tensor_part(y):
-        (sx, dx, gx), (sy, dy, gy) = x, y
-        out = []
-        if len(sx) != len(sy):
-            out.append(f"{label} rank: shape {_shape(sx)} vs cached {_shape(sy)}")
-        else:
-            for j, (p, q) in enumerate(zip(sx, sy)):
-                if p != q:
-                    out.append(f"{label} dimension {j}: {_dim(p)} vs cached {_dim(q)} "
-                               f"(shape {_shape(sx)} vs {_shape(sy)})")
-        if dx != dy:
-            out.append(f"{label} dtype: {dx} vs cached {dy}")
-        if gx != gy:
-            out.append(f"{label} stop_gradient: {gx} vs cached {gy}")
-        return out
-    if _is_tensor_part(x) or _is_tensor_part(y):
-        return [f"{label}: {'a tensor' if _is_tensor_part(x) else 'not a tensor'} vs cached "
-                f"{'a tensor' if _is_tensor_part(y) else 'not a tensor'}"]
-    if (isinstance(x, tuple) and isinstance(y, tuple) and len(x) == 2 and len(y) == 2
-            and x[0] is y[0] and x[0] in (list, tuple, dict)):
-        xs, ys = x[1], y[1]
-        if len(xs) != len(ys):
-            return [f"{label}: length {len(xs)} vs cached {len(ys)}"]
-        out = []
-        for k, (p, q) in enumerate(zip(xs, ys)):
-            if x[0] is dict:
-                out.extend(_part_diff(f"{label}['{p[0]}']", p[1], q[1]))
-            else:
-                out.extend(_part_diff(f"{label}[{k}]", p, q))
-        return out
-    if isinstance(x, tuple) and isinstance(y, tuple) and len(x) == 2 and len(y) == 2 \
-            and isinstance(x[0], type):
-        if x[0] is not y[0]:
-            return [f"{label} type: {x[0].__name__} vs cached {y[0].__name__}"]
-        return [f"{label} value: {x[1]!r} vs cached {y[1]!r}"]
-    return [f"{label}: {x!r} vs cached {y!r}"]
+def _kind(e):
+    if type(e) is TensorLeaf:
+        return "a tensor"
+    if type(e) is Nested:
+        return f"a {e.type.__name__}"
+    return f"{e.type.__name__} {e.value!r}"
 
 
 def _dim(d):

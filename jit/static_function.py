@@ -1,10 +1,10 @@
 """``StaticFunction``: what ``to_static`` returns.
 
-A call computes the input signature (``program_cache.Signature``), looks it up
-in this function's program cache, traces a new ConcreteProgram on a miss
-(converting the function's source once, ``jit.conversion``), and runs the
-entry's partial program.  The cached path is: key -> dict lookup ->
-interpreter run -> wrap outputs.
+A call flattens its arguments into the cache key and the feed list
+(``arguments.Signature.flatten``), looks the key up in this function's program
+cache, traces a new ConcreteProgram on a miss (converting the function's source
+once, ``jit.conversion``), and runs the entry's partial program.  The cached
+path is: key -> dict lookup -> interpreter run -> wrap outputs.
 
 Used on a method in a class body, it is a descriptor: each instance gets its
 own StaticFunction (its own programs, bound to its own parameters), kept in a
@@ -12,7 +12,6 @@ weak per-instance table.  Called while a program is being built (inside
 another to_static trace, or in static mode), it runs the converted function
 inline, so its ops join the enclosing program.
 """
-import copy
 import functools
 import inspect
 import types
@@ -22,9 +21,11 @@ import weakref
 from ..ops import call_static_function, set_mode_action
 from ..program.data import InputSpec
 from ..program.program_guard import BUILD_LOCK
-from .program_cache import ProgramCache, Signature
+from ..static.nn import nest
+from .arguments import Signature
+from .program_cache import ProgramCache
 from .tracing import trace, rebuild_outputs, is_slot
-from .errors import ConversionError
+from .errors import ConversionError, map_error
 from .partial_program import PartialProgram
 
 __all__ = ["StaticFunction", "enable_to_static", "to_static_enabled"]
@@ -62,56 +63,16 @@ def _source_of(fn):
     return converted_source(fn)
 
 
-def _map_error(exc):
-    """An exception from converted code, rewritten to show the user's line:
-    raised while tracing, its traceback has the converted frames; raised by
-    the executor, its instruction's op carries the user's line."""
-    from .errors import user_error
-    try:
-        new = user_error(exc)
-        if new is exc and getattr(exc, "instr", None) is not None:
-            new = _op_error(exc)
-        return new
-    except Exception:            # never hide the original error behind a mapping bug
-        return exc
-
-
-def _op_error(exc):
-    from .errors import Location, render
-    from .tracing import parse_source
-    p = parse_source(exc.instr.op.source)
-    if p is None or p[0].startswith("<") or getattr(exc, "_sampan_user_frames", None):
-        return exc
-    loc = Location(*p)
-    error = getattr(exc.instr.op, "python_error", None)
-    if error is not None:        # an assert op standing for the user's assert / raise
-        return _python_error(error, render([loc]), exc)
-    new = type(exc)(str(exc) + render([loc]), exc.instr, getattr(exc, "original", None))
-    new._sampan_user_frames = [loc]
-    return new.with_traceback(exc.__traceback__)
-
-
-def _python_error(error, where, exc):
-    """A fresh copy of ``error`` (what the user's code raises eagerly) with the
-    user's line appended to its message; the op's failure is its cause."""
-    new = copy.copy(error)
-    first = new.args[0] if new.args else None
-    new.args = ((first + where,) + new.args[1:] if isinstance(first, str) else
-                (where.lstrip("\n"),) if not new.args else new.args)
-    new._sampan_user_frames = True
-    new.__cause__ = exc
-    return new
-
-
 class _Entry:
     """One cached program: the ConcreteProgram and its partial program."""
-    __slots__ = ("concrete_program", "partial_program", "single", "template")
+    __slots__ = ("concrete_program", "partial_program", "single", "template", "leaves")
 
     def __init__(self, concrete):
         self.concrete_program = concrete
         self.partial_program = PartialProgram(concrete)
         self.template = concrete.template
         self.single = is_slot(concrete.template)
+        self.leaves = nest.flatten(concrete.template)
 
     def __iter__(self):          # Paddle's cache values unpack as (concrete, partial)
         return iter((self.concrete_program, self.partial_program))
@@ -182,23 +143,23 @@ class StaticFunction:
         sig = self._signature
         if kwargs or len(args) < sig.n_positional:
             args, kwargs = sig.positional(args, kwargs)
-        key, inputs = sig.of(args, kwargs)
+        key, inputs = sig.flatten(args, kwargs)
         entry = self._entries.get(key)
         if entry is None:
-            entry = self._trace(key, args, kwargs)
+            entry = self._trace(key, inputs, args, kwargs)
         try:
             outs = entry.partial_program(inputs)
         except Exception as e:
-            mapped = _map_error(e)
+            mapped = map_error(e)
             if mapped is e:
                 raise
             raise mapped from e
         if entry.single:
             return outs[0]
-        return rebuild_outputs(entry.template, outs)
+        return rebuild_outputs(entry.template, outs, entry.leaves)
 
-    def _trace(self, key, args, kwargs, specs_allowed=False):
-        if not specs_allowed and any(isinstance(x, InputSpec) for x in _leaves(args, kwargs)):
+    def _trace(self, key, inputs, args, kwargs, specs_allowed=False):
+        if not specs_allowed and any(isinstance(x, InputSpec) for x in inputs):
             raise TypeError("InputSpec arguments are for get_concrete_program(); call the "
                             "function with tensors")
         with BUILD_LOCK:         # another thread may have traced it meanwhile
@@ -207,10 +168,10 @@ class StaticFunction:
                 return entry
             self._program_cache.warn_if_too_many(key, self._signature, self.__name__)
             try:
-                concrete = trace(self.converted_function, self._class_instance, args, kwargs,
-                                 self._signature)
+                concrete = trace(self.converted_function, self._class_instance,
+                                 self._signature, key, inputs, args, kwargs)
             except Exception as e:
-                mapped = _map_error(e)
+                mapped = map_error(e)
                 if mapped is e:
                     raise
                 raise mapped from e
@@ -228,10 +189,10 @@ class StaticFunction:
                                  f"(tensors or InputSpecs) or an input_spec in to_static")
             args = tuple(self._input_spec)
         args, kwargs = self._signature.positional(args, kwargs)
-        key, _ = self._signature.of(args, kwargs)
+        key, inputs = self._signature.flatten(args, kwargs)
         entry = self._program_cache.get(key)
         if entry is None:
-            entry = self._trace(key, args, kwargs, specs_allowed=True)
+            entry = self._trace(key, inputs, args, kwargs, specs_allowed=True)
         return entry.concrete_program, entry.partial_program
 
     @property
@@ -351,16 +312,6 @@ def _parameters(fn, bound):
         if p.default is not p.empty:
             defaults[p.name] = p.default
     return names, defaults
-
-
-def _leaves(args, kwargs):
-    for a in list(args) + list(kwargs.values()):
-        if isinstance(a, (list, tuple)):
-            yield from _leaves(a, {})
-        elif isinstance(a, dict):
-            yield from _leaves(list(a.values()), {})
-        else:
-            yield a
 
 
 set_mode_action("eager", "call_static_function", StaticFunction._run)

@@ -16,9 +16,11 @@ Each method's program is the saved one without its feed/fetch ops and without
 the ``save_infer_model/scale_<k>`` output copies (as Paddle's loader keeps it,
 and what ``program()`` returns); a call runs it through the partial program of
 ``jit`` (``PartialProgram``) with the layer's tensors bound to its persistables
-(no copies): forward only when no gradient is needed, else forward + one grad
-node whose backward runs the program's backward, so ``loss.backward()`` and an
-optimizer fine-tune the loaded parameters.  ``train()`` runs a copy whose
+(no copies), its inputs checked against the saved declarations (dtype, shape;
+the messages every run of a plan gives, executor/run_plan.py): forward only
+when no gradient is needed, else forward + one grad node whose backward runs
+the program's backward, so ``loss.backward()`` and an optimizer fine-tune the
+loaded parameters.  ``train()`` runs a copy whose
 ``is_test`` attributes are false (dropout active, batch norm on batch
 statistics, running statistics updated), ``eval()`` the saved inference program.
 """
@@ -81,7 +83,7 @@ class _Method:
             block = prog.global_block()
             concrete = _Concrete(prog, [block.var(n) for n in self.feeds],
                                  [block.var(n) for n in self.fetches])
-            pp = self._runners[training] = PartialProgram(concrete)
+            pp = self._runners[training] = PartialProgram(concrete, check_inputs=True)
         return pp
 
 
@@ -118,10 +120,14 @@ def _strip(program, fetches):
 
 def _restore_xshape(program):
     """Give back the ``XShape`` outputs Paddle's savers leave off ``transpose2`` /
-    ``flatten_contiguous_range`` (FORMAT.md §5.6): their grad ops read them."""
+    ``flatten_contiguous_range`` (FORMAT.md §5.6), and einsum's ``InnerCache`` /
+    ``XShape`` (one per operand): their grad ops read them."""
     for b in program.blocks:
         for op in list(b.ops):
             od = op.opdef
+            if od is not None and op.type == "einsum":
+                _restore_per_operand(b, op, od)
+                continue
             if od is None or "XShape" not in od.output_index or op.output("XShape"):
                 continue
             x = b._var_recursive(op.input("X")[0])
@@ -131,6 +137,22 @@ def _restore_xshape(program):
                 name = f"{op.output('Out')[0]}.xshape_{k}"
             b.create_var(name=name, shape=(0,) + tuple(x.shape), dtype=x.np_dtype)
             op.set_output("XShape", [name])
+
+
+def _restore_per_operand(block, op, od):
+    """einsum's intermediate outputs: one variable per operand, of its shape."""
+    operands = [block._var_recursive(n) for n in op.input("Operands")]
+    for slot in od.outputs:
+        if not slot.intermediate or op.output(slot.name):
+            continue
+        names = []
+        for k, x in enumerate(operands):
+            name = f"{op.output('Out')[0]}.{slot.name.lower()}_{k}"
+            while block._find_var_recursive(name) is not None:
+                name += "_"
+            block.create_var(name=name, shape=tuple(x.shape), dtype=x.np_dtype)
+            names.append(name)
+        op.set_output(slot.name, names)
 
 
 def _is_parameter(name, programs):
@@ -178,7 +200,7 @@ class TranslatedLayer(Layer):
                 f"a jit.load-ed TranslatedLayer cannot be called on static Variables (inside "
                 f"@to_static or static mode) yet; call its '{mname}' eagerly")
         try:
-            args = [_as_tensor(x, v) for x, v in zip(inputs, m.input_vars)]
+            args = [x if isinstance(x, Tensor) else Tensor(np.asarray(x)) for x in inputs]
             outs = m.runner(self.training)(args)
         except (ValueError, OpError) as exc:       # bad inputs or a failing op: name the model file
             raise blame(exc, getattr(m, "source", "<loaded model>"))
@@ -215,20 +237,6 @@ def _bound_method(layer, mname):
         return layer._call(mname, inputs)
     call.__name__ = mname
     return call
-
-
-def _as_tensor(x, var):
-    t = x if isinstance(x, Tensor) else Tensor(np.asarray(x))
-    want = var.np_dtype
-    if want is not None and t._data.dtype != want:
-        raise ValueError(f"input '{var.name}' expects {want} data, got {t._data.dtype}")
-    dims = var.shape
-    shape = t._data.shape
-    if dims and (len(dims) != len(shape) or any(d >= 0 and d != s
-                                                 for d, s in zip(dims, shape))):
-        raise ValueError(f"input '{var.name}' expects shape {list(dims)} (-1: any size), got "
-                         f"{list(shape)}")
-    return t
 
 
 def _method_files(prefix):

@@ -31,8 +31,10 @@ Optional attributes of a kernel function, read once when a plan is built
   may count from the end (-1: the last input slot, a grad op's Out@GRAD).
   ``reuse_min``: no reuse below this many (declared) elements, where the
   plain fast form is cheaper than the in-place one.
-- ``shape_only = (in_pos, ...)``: inputs the kernel reads only for their
-  shape and dtype (their buffers may be reused before it runs).
+
+Which inputs a kernel reads only for their shape and dtype is a fact of the
+op, not of one kernel: the OpDef's ``no_need_buffer`` (every kernel of the op
+honours it; the executor may reuse those buffers before the op runs).
 """
 from __future__ import annotations
 
@@ -50,6 +52,7 @@ FLOATS = ("float16", "float32", "float64")
 INTS = ("int8", "int16", "int32", "int64", "uint8")
 NUMERIC = FLOATS + INTS
 ALL = NUMERIC + ("bool",)
+COMPLEX = ("complex64", "complex128")
 
 # Backends that may borrow a CPU kernel (inputs moved by the data transform).
 FALLBACK_TO_CPU = {GPU: True}

@@ -31,9 +31,13 @@ def to_np_dtype(dtype):
     np_dt = getattr(dtype, "np_dtype", None)
     if np_dt is not None:
         return np_dt
+    if dtype is BFLOAT16:
+        raise TypeError(_NO_BFLOAT16)
     if isinstance(dtype, str):
         name = dtype.lower().replace("paddle.", "")
         name = _ALIASES.get(name, name)
+        if name == "bfloat16":
+            raise TypeError(_NO_BFLOAT16)
         try:
             return np.dtype(name)
         except TypeError:           # a TypeError, as numpy's (and Paddle's) own
@@ -54,6 +58,29 @@ def to_enum(dtype):
 
 def is_float(dtype):
     return to_np_dtype(dtype).kind == "f"
+
+
+def is_complex(dtype):
+    return to_np_dtype(dtype).kind == "c"
+
+
+_COMPLEX_OF = {np.dtype("float32"): np.dtype("complex64"),
+               np.dtype("float64"): np.dtype("complex128")}
+_REAL_OF = {v: k for k, v in _COMPLEX_OF.items()}
+
+
+def complex_of(dtype):
+    """complex64 for float32, complex128 for float64, any other dtype as it is
+    (Paddle's ``_real_to_complex_dtype``)."""
+    d = to_np_dtype(dtype)
+    return _COMPLEX_OF.get(d, d)
+
+
+def real_of(dtype):
+    """float32 for complex64, float64 for complex128, any other dtype as it is
+    (Paddle's ``_complex_to_real_dtype``)."""
+    d = to_np_dtype(dtype)
+    return _REAL_OF.get(d, d)
 
 
 class DType:
@@ -84,6 +111,13 @@ class DType:
 
 
 PUBLIC = {d.name: DType(d) for d in ENUM_TO_NP.values()}
+
+# ``paddle.bfloat16``: a dtype that can be named, compared and asked about
+# (``paddle.finfo``), but numpy has no bfloat16, so no sampan tensor holds one
+BFLOAT16 = DType.__new__(DType)
+BFLOAT16.name, BFLOAT16.np_dtype, BFLOAT16.enum = "bfloat16", None, 22
+_NO_BFLOAT16 = ("bfloat16 tensors are not supported by sampan: numpy has no bfloat16 type "
+                "(use float16 or float32)")
 _BY_NP = {PUBLIC[k].np_dtype: PUBLIC[k] for k in PUBLIC}
 
 

@@ -20,6 +20,7 @@ mode is active: only this module does.
 | ``name_scope(prefix)`` | nothing | ops inside carry ``op_namescope`` ``/<prefix>/`` |
 | ``for_each_pair(pairs, fn, scope)`` | ``fn(p, g)`` for each pair | the same, each call's ops under name scope ``scope`` with op_role Optimize, op_role_var [p, g] |
 | ``call_static_function(sf, args, kwargs)`` | run its program | run its converted code inline |
+| ``while_loop(cond, body, loop_vars)`` | a Python loop | a ``while`` op (``static.nn.while_loop``) |
 
 A handler receives the OpDef, the inputs (one entry per input slot: a
 tensor-like, a list for duplicable slots, or None) and the attributes as given
@@ -109,7 +110,7 @@ def constant(array, stop_gradient=True, dtype=None):
 # ----------------------------------------------------------------- the other actions
 _actions = {"eager": {}, "static": {}}
 ACTIONS = ("create_parameter", "create_state", "update", "new_array", "name_key",
-           "op_role", "name_scope", "for_each_pair", "call_static_function")
+           "op_role", "name_scope", "for_each_pair", "call_static_function", "while_loop")
 
 
 def set_mode_action(mode, name, fn):
@@ -200,6 +201,13 @@ def call_static_function(sf, args, kwargs):
     """Call a to_static function: run its program, or, while a program is
     being built, its converted code (its ops join that program)."""
     return _action("call_static_function")(sf, args, kwargs)
+
+
+def while_loop(cond, body, loop_vars):
+    """``while cond(*loop_vars): loop_vars = body(*loop_vars)``; returns the
+    final loop_vars (a list).  For public functions Paddle writes with a loop
+    (``gcd``): eagerly a Python loop, in a Program a ``while`` op."""
+    return _action("while_loop")(cond, body, loop_vars)
 
 
 def is_graph_value(x):

@@ -69,12 +69,18 @@ class OpDef:
     random: bool = False           # draws from the generator: keep program order
     side_effect: bool = False      # prints, writes: keep program order
     inplace: dict = field(default_factory=dict)        # output slot -> input slot it may reuse
-    no_need_buffer: tuple = ()     # input slots whose values the grad op never reads (only shapes)
+    no_need_buffer: tuple = ()     # input slots whose buffers are never read, only their shape
+    #                                and dtype: by the op itself when it is a grad op or has no
+    #                                gradient (X of elementwise_add_grad, Input of shape), by
+    #                                its grad ops when it is a forward op with a gradient (X of
+    #                                reduce_sum: reduce_sum_grad); see shape_only_inputs
     dtype_from: str | None = None  # input slot deciding the kernel dtype (default: first input);
     #                                "dtype": the attribute of that name decides (Paddle's
     #                                creation ops: fill_constant, the random ops, linspace)
     same_dtype: tuple = ()         # input slots that must share one dtype (checked, not promoted)
     renames: dict = field(default_factory=dict)        # public argument name -> attr name
+    #                                (the public function binds with its own argument names:
+    #                                sampan.matmul's transpose_x is matmul_v2's trans_x)
     no_grad_inputs: tuple = ()     # input slots that never receive a gradient (indices, labels)
 
     def __post_init__(self):
@@ -90,6 +96,11 @@ class OpDef:
             di = None              # kernel chosen by attrs["dtype"] (dygraph/engine, executor/plan)
         self.dtype_index = self.input_index.get(di, 0) if di else None
         self.same_dtype_index = tuple(self.input_index[s] for s in self.same_dtype)
+        unknown = [s for s in self.no_need_buffer if s not in self.input_index]
+        if unknown:
+            raise ValueError(f"op '{self.type}': no_need_buffer names {unknown}, which are "
+                             f"not input slots of it ({list(self.input_index)})")
+        self.no_need_buffer_index = tuple(self.input_index[s] for s in self.no_need_buffer)
         self.differentiable = self.grad is not None
         self.is_grad = self.type.endswith("_grad")
         self.n_outputs = len(self.outputs)
@@ -161,7 +172,55 @@ def register_op(opdef: OpDef) -> OpDef:
     if opdef.type in _OPS:
         raise ValueError(f"op '{opdef.type}' is declared twice")
     _OPS[opdef.type] = opdef
+    _SHAPE_ONLY.clear()
     return opdef
+
+
+# op type -> input positions read only for shape and dtype (built on first use)
+_SHAPE_ONLY: dict[str, tuple] = {}
+
+
+def shape_only_inputs(op_type: str) -> tuple:
+    """Positions of the input slots of ``op_type`` whose buffers its kernels
+    never read (only their shapes and dtypes): the one reading of the declared
+    ``no_need_buffer`` facts.  A grad op or an op without a gradient declares
+    its own slots (Paddle's NoNeedBufferVarsInferer); a forward op with a
+    gradient declares the forward slots its grad ops need only the shapes of,
+    which become the grad op slots reading them (when several forward ops
+    emit one grad op type, the slots every one of them says).  Every kernel
+    honours the result (tests/ops/test_declared_facts.py); the executor may
+    reuse such an input's buffer before the op runs (executor/reuse.py)."""
+    if not _SHAPE_ONLY and _OPS:
+        _SHAPE_ONLY.update(_derive_shape_only())
+    return _SHAPE_ONLY.get(op_type, ())
+
+
+def _derive_shape_only():
+    own = {t: set(od.no_need_buffer_index) for t, od in _OPS.items()
+           if od.no_need_buffer and (od.is_grad or od.grad is None)}
+    derived = {}
+    for od in _OPS.values():
+        if od.is_grad or od.grad is None:
+            continue
+        try:                        # (a rule of the attrs: as the defaults make it)
+            records = od.grad_ops(od.default_attrs) if callable(od.grad) else od.grad
+        except Exception:
+            records = ()
+        nnb = set(od.no_need_buffer)
+        for g in records or ():
+            gd = _OPS.get(g.type)
+            if gd is None:
+                continue
+            pos = {gd.input_index[k] for k, src in g.inputs.items()
+                   if src in nnb and k in gd.input_index}
+            derived[g.type] = derived[g.type] & pos if g.type in derived else pos
+    out = {}
+    for t in set(own) | set(derived):
+        pos = own.get(t, set()) | derived.get(t, set())
+        if pos:
+            out[t] = tuple(sorted(pos))
+    out.setdefault("", ())          # (built: not empty)
+    return out
 
 
 def get_op(op_type: str) -> OpDef:

@@ -45,6 +45,7 @@ ZERO_GRAD_OPS = frozenset({
     "randperm", "bernoulli", "multinomial", "sampling_id", "range", "linspace", "eye",
     "is_empty", "isfinite", "isinf", "isnan", "isfinite_v2", "isinf_v2", "isnan_v2",
     "accuracy", "auc", "lod_array_length",
+    "unique", "unique_consecutive", "searchsorted", "histogram", "bincount",
 })
 
 

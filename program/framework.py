@@ -288,6 +288,8 @@ class Program:
         p.random_seed = self.random_seed
         p._bound = dict(self._bound)
         for b_old, b_new in zip(self.blocks, p.blocks):
+            for o_old, o_new in zip(b_old.ops, b_new.ops):
+                o_new._copy_origin(o_old)
             for name, v in b_old.vars.items():
                 nv = b_new.vars.get(name)
                 nv.is_data = v.is_data

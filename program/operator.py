@@ -24,6 +24,13 @@ def _names(v):
 class Operator:
     """One op of a block (Paddle's static ``Operator``)."""
 
+    # What the op stands for in the user's code, kept in memory only (a clone
+    # copies it, the desc does not hold it): the Location where it was built
+    # (location.py), and for an assert op standing for the user's own raise,
+    # the exception the run raises in this process (to_static sets it).
+    location = None
+    python_error = None
+
     def __init__(self, block, desc, type=None, inputs=None, outputs=None, attrs=None):
         self.block = block
         self.desc = desc
@@ -208,9 +215,20 @@ class Operator:
                 return i
         raise ValueError("op is not in its block")
 
+    def _copy_origin(self, other):
+        """Take ``other``'s in-memory origin (this op is its copy)."""
+        if other.location is not None:
+            self.location = other.location
+        if other.python_error is not None:
+            self.python_error = other.python_error
+
     @property
     def source(self):
-        """The user's source line recorded when the op was built (or None)."""
+        """The text of the user's source line: of ``location`` for an op built
+        here, else the last ``op_callstack`` entry (a loaded program's); None
+        when neither is known."""
+        if self.location is not None:
+            return str(self.location)
         cs = self._attrs.get("op_callstack")
         return cs[-1] if cs else None
 

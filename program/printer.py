@@ -63,7 +63,9 @@ def _attr_text(op, with_details):
 
 
 def _source(op):
-    src = op.source
+    if op.location is not None:
+        return f"  # {op.location.short}"
+    src = op.source                        # a loaded program's op_callstack text
     if not src:
         return ""
     try:                                   # 'File "/a/b.py", line 12, in f'

@@ -10,7 +10,8 @@ Variable among the inputs) lands in ``append_static_op``:
    and gives the output Variables their shapes and dtypes;
 4. the op is appended to the current block with Paddle's bookkeeping attrs
    (op_role, op_namescope, op_device, op_role_var, and op_callstack = the
-   user's source line), and its output Variables are returned.
+   user's source line, whose ``Location`` the Operator also keeps as
+   ``op.location``, see ``location.py``), and its output Variables are returned.
 
 Output names follow FORMAT.md section 6: ``<key>_<n>.tmp_<k>`` where the key
 is the op type (or the layer/API name given with ``name_key``), ``tmp_<n>``
@@ -24,8 +25,6 @@ overwrite it).
 """
 import contextlib
 import functools
-import os
-import sys
 
 from ..ops.errors import NOT_FOUND
 from ..ops import (OpError, kind_of, Meta, get_op, set_mode_handler, set_static_mode,
@@ -33,6 +32,7 @@ from ..ops import (OpError, kind_of, Meta, get_op, set_mode_handler, set_static_
 from ..utils import unique_name
 from . import attrs as A
 from .program_guard import default_main_program, current_name_scope
+from .location import user_location
 from ..ops.dtypes import to_enum
 from ..ops.defs.creation import assign_value_attrs
 
@@ -110,39 +110,6 @@ def current_role():
     return _role[-1]
 
 
-# ----------------------------------------------------------------- source lines
-_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-_NOT_INTERNAL = tuple(_ROOT + d + os.sep for d in ("tests", "benchmarks", "examples"))
-
-
-def _internal(path):
-    return path.startswith(_ROOT) and not path.startswith(_NOT_INTERNAL)
-
-
-_location_mappers = []
-
-
-def register_location_mapper(fn):
-    """``fn(filename, lineno)`` -> the user's location (str()-able) of a line of
-    generated code, or None for other files (to_static's converted code
-    registers one, so ops record the user's line, not the converted one)."""
-    _location_mappers.append(fn)
-
-
-def user_source():
-    """``File "...", line N, in f`` of the innermost caller outside sampan."""
-    f = sys._getframe(1)
-    while f is not None and _internal(f.f_code.co_filename):
-        f = f.f_back
-    if f is None:
-        return None
-    for mapper in _location_mappers:
-        loc = mapper(f.f_code.co_filename, f.f_lineno)
-        if loc is not None:
-            return str(loc)
-    return f'File "{f.f_code.co_filename}", line {f.f_lineno}, in {f.f_code.co_name}'
-
-
 # ----------------------------------------------------------------- the handler
 def _as_var(program, op, slot, x):
     if is_graph_value(x):
@@ -178,8 +145,8 @@ def _infer(op, in_vars, metas, attrs):
     try:
         return tuple(op.infer_meta(tuple(metas), attrs))
     except Exception as e:
-        src = user_source()
-        where = f"\n  at {src}" if src else ""
+        loc = user_location()
+        where = f"\n  at {loc}" if loc is not None else ""
         msg = str(e)
         if not msg.startswith(f"op '{op.type}'"):
             msg = f"op '{op.type}': {msg}"
@@ -273,31 +240,36 @@ def append_static_op(op, ins, attrs):
     fresh = [v for v in _flat(outs) if not v.persistable]
     for v in fresh:
         v.stop_gradient = stop
-    block.append_op(op.type,
-                    inputs={s.name: v for s, v in zip(op.inputs, in_vars)},
-                    outputs={s.name: v for s, v in zip(op.outputs, outs)},
-                    attrs={**full, **bookkeeping()})
+    _append(block, op.type, {s.name: v for s, v in zip(op.inputs, in_vars)},
+            {s.name: v for s, v in zip(op.outputs, outs)}, full)
     return tuple(outs)
 
 
-def bookkeeping():
+def bookkeeping(location=None):
     """Paddle's bookkeeping attributes of an op appended now: op_role, the name
-    scope, op_device, op_role_var and op_callstack (the user's source line)."""
+    scope, op_device, op_role_var and op_callstack (the text of ``location``,
+    the user's source line)."""
     extra = {"op_role": _role[-1], "op_namescope": current_name_scope(), "op_device": "",
              "op_role_var": []}
-    src = user_source()
-    if src:
-        extra["op_callstack"] = [src]
+    if location is not None:
+        extra["op_callstack"] = [str(location)]
     return extra
+
+
+def _append(block, type, inputs, outputs, attrs):
+    """Append an op with the bookkeeping; the op keeps the user's Location."""
+    loc = user_location()
+    op = block.append_op(type, inputs=inputs, outputs=outputs,
+                         attrs={**attrs, **bookkeeping(loc)})
+    op.location = loc
+    return op
 
 
 def append_op(block, type, inputs, outputs, attrs=None):
     """Append an op whose outputs are existing variables (an update in place, a
     tensor array write, a control-flow op), with its declared defaults and the
     bookkeeping."""
-    return block.append_op(type, inputs=inputs, outputs=outputs,
-                           attrs={**get_op(type).complete_attrs(attrs or {}),
-                                  **bookkeeping()})
+    return _append(block, type, inputs, outputs, get_op(type).complete_attrs(attrs or {}))
 
 
 set_mode_handler("static", append_static_op)
@@ -305,8 +277,15 @@ set_mode_handler("static", append_static_op)
 
 def _static_constant(array, stop_gradient, dtype):
     """A host array in a Program: an ``assign_value`` op of the array's own
-    dtype, then a ``cast`` to ``dtype`` when that differs (as Paddle's to_tensor)."""
-    out = append_static_op(get_op("assign_value"), (), assign_value_attrs(array))[0]
+    dtype, then a ``cast`` to ``dtype`` when that differs (as Paddle's to_tensor).
+    assign_value holds no complex numbers: a complex array is its real and
+    imaginary parts, each an assign_value, joined by a ``complex`` op."""
+    if array.dtype.kind == "c":
+        parts = tuple(append_static_op(get_op("assign_value"), (), assign_value_attrs(p.copy()))[0]
+                      for p in (array.real, array.imag))
+        out = append_static_op(get_op("complex"), parts, None)[0]
+    else:
+        out = append_static_op(get_op("assign_value"), (), assign_value_attrs(array))[0]
     if dtype is not None and dtype != array.dtype:
         out = append_static_op(get_op("cast"), (out,), {"in_dtype": to_enum(array.dtype),
                                                         "out_dtype": to_enum(dtype)})[0]

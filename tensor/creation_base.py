@@ -2,7 +2,8 @@
 import numpy as np
 
 from ..ops import constant, is_graph_value
-from ..ops.dtypes import to_np_dtype, set_default_dtype, get_default_dtype, default_float
+from ..ops.dtypes import (to_np_dtype, set_default_dtype, get_default_dtype, default_float,
+                          complex_of)
 from ..dygraph.tensor import Tensor
 from ..kernels.place import backend_of_place
 from ..kernels.transform import to_backend, backend_of
@@ -65,6 +66,8 @@ def _infer_array(data):
     _numeric(arr, data)
     if arr.dtype == np.float64 and not _has_numpy_float64(data):
         arr = arr.astype(default_float())
+    elif arr.dtype == np.complex128 and not _has_numpy_float64(data, np.complex128):
+        arr = arr.astype(complex_of(default_float()))    # Python complex numbers
     elif arr.dtype.kind in "iu" and arr.dtype != np.int64 and not isinstance(data, np.generic):
         arr = arr.astype(np.int64)
     return arr
@@ -102,13 +105,15 @@ def _tensors_to_nested(x):
     return x
 
 
-def _has_numpy_float64(data):
+def _has_numpy_float64(data, dtype=np.float64):
+    """Whether ``data`` holds numpy values of ``dtype`` (float64, or complex128),
+    which keep that dtype where Python numbers take the default one."""
     if isinstance(data, np.ndarray):
-        return data.dtype == np.float64
-    if isinstance(data, np.float64):
-        return True
+        return data.dtype == dtype
+    if isinstance(data, np.generic):
+        return data.dtype == dtype
     if isinstance(data, (list, tuple)):
-        return any(_has_numpy_float64(v) for v in data)
+        return any(_has_numpy_float64(v, dtype) for v in data)
     return False
 
 
@@ -123,6 +128,8 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         from .math import cast
         return cast(data, want)
     arr = _infer_array(data)
+    if want is not None and arr.dtype.kind == "c" and want.kind != "c":
+        arr = arr.real                   # complex numbers to a real dtype keep the real part
     if isinstance(data, (np.ndarray, Tensor)) and arr is (data._data if isinstance(data, Tensor) else data):
         arr = arr.copy()
     backend = backend_of_place(place) or _DEFAULT["backend"]

@@ -25,7 +25,7 @@ import numpy as np
 from ..dygraph.tensor import Tensor
 from ..dygraph.tape import is_grad_enabled
 from ..ops import bind, get_op, OpError
-from ..ops.defs.indexing import VALUE_ATTRS, BIG
+from ..ops.defs.indexing import BIG
 from ..ops.meta_rules import norm_axis
 from ..ops.dtypes import to_enum, to_np_dtype
 from .creation import is_var, full, zeros_like
@@ -53,6 +53,7 @@ def rebind(x, out, keep_grad=False):
             raise TypeError(f"cannot write in place into a {type(x).__name__}")
         return hook(out)
     x._data = out._data
+    x._bump_inplace_version()
     if out._node is not None and not keep_grad:
         x._node, x._slot, x.stop_gradient = out._node, out._slot, False
     return x
@@ -294,7 +295,7 @@ class _Index:
                 d += 1
             elif isinstance(it, slice):
                 if not (it.start is None and it.stop is None and it.step is None):
-                    self._basic(d, *_slice_bounds(it))
+                    self._basic(d, *_slice_bounds(it, shape[d]))
                 d += 1
                 r += 1
             elif isinstance(it, (list, tuple)):
@@ -386,16 +387,22 @@ def _check_list_index(values, shape, d):
                           f"(tensor shape {shape})")
 
 
-def _slice_bounds(s):
+def _slice_bounds(s, dim):
+    """(start, end, step) as Paddle's ops read them, for Python's meaning of ``s``.
+    Going down, Paddle reads an end of -1 as the open stop (through index 0) and
+    clamps an end below -dim to stop before index 0; so a stop the user wrote is
+    given non-negative (or as -1 when it lies below index 0) where dim is known."""
     step = 1 if s.step is None else int(s.step)
     if step == 0:
         raise ValueError("slice step cannot be zero")
     if step > 0:
         start = 0 if s.start is None else int(s.start)
         end = BIG if s.stop is None else int(s.stop)
-    else:
-        start = BIG if s.start is None else int(s.start)
-        end = -BIG - 1 if s.stop is None else int(s.stop)
+        return start, end, step
+    start = BIG if s.start is None else int(s.start)
+    end = -1 if s.stop is None else int(s.stop)
+    if s.stop is not None and end < 0 and dim >= 0:
+        end = max(end + dim, -1)
     return start, end, step
 
 
@@ -508,10 +515,10 @@ def _set_basic(x, p, value):
     attrs, s_list, e_list = _set_value_attrs(x, p)
     dt = to_np_dtype(x.dtype)
     vt = None
-    if isinstance(value, (numbers.Number, np.number, np.bool_)) and dt.name in VALUE_ATTRS:
-        v = np.asarray(value).astype(dt)
-        v = int(v) if dt.kind in "iub" else float(v)
-        attrs[VALUE_ATTRS[dt.name]] = [v]
+    if isinstance(value, (numbers.Number, np.number, np.bool_)) and dt.kind in "biuf":
+        v = np.asarray(value).astype(dt)        # the Scalar Paddle writes: bool, int64, float64
+        attrs["values"] = [bool(v) if dt.kind == "b" else int(v) if dt.kind in "iu"
+                           else float(v)]
         attrs["shape"] = [1]
     else:
         vt = _value_tensor(value, x)

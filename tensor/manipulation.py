@@ -187,10 +187,24 @@ def strided_slice(x, axes, starts, ends, strides, name=None):
     s_ints, st, sl = _slice_args(starts, "starts")
     e_ints, et, el = _slice_args(ends, "ends")
     p_ints, pt, pl = _slice_args(strides, "strides")
+    if et is None and pt is None and el is None and pl is None:
+        e_ints = _ends_going_down(x, axes, e_ints, p_ints)
     attrs = {"axes": axes, "starts": s_ints if st is None else [-1] * n,
              "ends": e_ints if et is None else [-1] * n,
              "strides": p_ints if pt is None else [1] * n, "infer_flags": [1] * n}
     return bind(_OPS["strided_slice"], (x, st, et, pt, sl, el, pl), attrs)[0]
+
+
+def _ends_going_down(x, axes, ends, strides):
+    """An end below -1 on a negative stride, as Python means it: Paddle's kernel would
+    stop before index 0 for an end below -dim, so it is written non-negative, or as
+    -1 (Paddle's open stop, through index 0), where the axis size is known."""
+    out = list(ends)
+    for i, (a, e, p) in enumerate(zip(axes, ends, strides)):
+        dim = x.shape[a] if -len(x.shape) <= a < len(x.shape) else -1
+        if p < 0 and e < -1 and dim >= 0:
+            out[i] = max(e + dim, -1)
+    return out
 
 
 # ------------------------------------------------------------ expand / tile / flip

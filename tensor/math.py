@@ -10,7 +10,7 @@ import numpy as np
 
 from ..ops import bind, get_op, has_op, OpError
 from ..ops.dtypes import to_enum, to_np_dtype
-from .operators import promote_floats
+from .operators import promote_floats, promote_complex
 
 _BINARY = ["add", "subtract", "multiply", "divide", "pow", "maximum", "minimum",
            "remainder", "mod", "floor_divide", "matmul", "bmm", "dot"]
@@ -66,7 +66,7 @@ def multiply(x, y, name=None):
 
 
 def divide(x, y, name=None):
-    return bind(_DIV, (x, y))[0]
+    return bind(_DIV, promote_complex(x, y))[0]
 
 
 def pow(x, y, name=None):
@@ -99,9 +99,10 @@ def floor_divide(x, y, name=None):
 
 
 def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
-    if transpose_x or transpose_y:
-        return bind(_MATMUL, (x, y), {"trans_x": transpose_x, "trans_y": transpose_y})[0]
-    return bind(_MATMUL, (x, y))[0]
+    if transpose_x or transpose_y:     # (matmul_v2 renames them trans_x, trans_y)
+        return bind(_MATMUL, promote_complex(x, y),
+                    {"transpose_x": transpose_x, "transpose_y": transpose_y})[0]
+    return bind(_MATMUL, promote_complex(x, y))[0]
 
 
 def bmm(x, y, name=None):

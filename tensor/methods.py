@@ -7,8 +7,10 @@ from .operators import OPERATORS, EAGER_OPERATORS
 
 def install(cls, eager=True, wrap_operators=None):
     """From every public module of this package, ``METHODS`` (names of its
-    public functions that are also tensor methods) and ``EXTRA_METHODS``
-    ({method name: function} for the rest); then the operators
+    public functions that are also tensor methods), ``EXTRA_METHODS``
+    ({method name: function} for the rest) and, on the eager Tensor only,
+    ``EAGER_METHODS`` (the same, for what a static Variable does not have:
+    properties of a value, writes of its memory); then the operators
     (``operators.OPERATORS``, and for the eager Tensor ``EAGER_OPERATORS``).
     ``wrap_operators(fn)`` wraps every dunder installed (the static Variable's
     operators name their results ``tmp_<n>``)."""
@@ -24,6 +26,9 @@ def install(cls, eager=True, wrap_operators=None):
             setattr(cls, name, getattr(mod, name))
         for name, fn in getattr(mod, "EXTRA_METHODS", {}).items():
             setattr(cls, name, fn)
+        if eager:
+            for name, fn in getattr(mod, "EAGER_METHODS", {}).items():
+                setattr(cls, name, fn)
     for name, fn in OPERATORS.items():
         setattr(cls, name, fn)
     if eager:

@@ -20,6 +20,16 @@ operators.json; the eager result decides where Paddle's modes disagree):
 5. Comparisons return bool; ``& | ^`` take tensors of one integer/bool dtype
    only (no Python numbers, no casts), as in Paddle: ``x & 1`` raises
    ValueError (Paddle's InvalidArgument), ``1 & x`` Python's TypeError.
+6. A complex tensor meeting a tensor of another dtype (``+ - * / @``): both
+   become the complex dtype as wide as the wider of the two (complex64 and
+   float64 give complex128); only float32, float64, complex64 and complex128
+   mix so (another dtype raises RuntimeError, Paddle's Unavailable).  The
+   functions add/subtract/multiply/divide/matmul promote the same way and
+   take float16 too (``promote_complex``).
+7. A Python complex number under ``* / @`` is a complex64 [1] tensor meeting
+   the tensor by rule 6 (``x * 2j`` of float32 is complex64, of an integer
+   tensor an error); under the other operators it takes the tensor's dtype
+   (``x + 1j`` of float32 is float32: the real part).
 
 Each rule is one branch of ``binary`` below; ``OPERATORS`` is the table of
 method name -> (op type, reversed, scale rule).
@@ -30,7 +40,7 @@ import warnings
 import numpy as np
 
 from ..ops import bind, get_op, OpError, is_graph_value
-from ..ops.errors import NOT_FOUND
+from ..ops.errors import NOT_FOUND, UNAVAILABLE
 from ..ops.dtypes import to_enum, to_np_dtype
 
 _SCALE = get_op("scale")
@@ -39,6 +49,8 @@ _FILL = get_op("fill_constant")
 _FILL_BATCH = get_op("fill_constant_batch_size_like")
 _FLOAT32 = np.dtype("float32")
 _PROMOTING = frozenset(("elementwise_add", "elementwise_sub", "elementwise_mul"))
+_COMPLEX_MIX = _PROMOTING | {"elementwise_div", "matmul_v2"}
+_COMPLEX_SCALAR = frozenset(("elementwise_mul", "elementwise_div", "matmul_v2"))
 _FLOAT_RANK = {np.dtype("float16"): 0, np.dtype("float32"): 1, np.dtype("float64"): 2}
 
 
@@ -97,13 +109,52 @@ def _promote(a, b):
     return a if ra >= rb else b
 
 
+_WIDTH = {np.dtype("float16"): 32, np.dtype("float32"): 32, np.dtype("float64"): 64,
+          np.dtype("complex64"): 32, np.dtype("complex128"): 64}
+_COMPLEX_OF_WIDTH = {32: np.dtype("complex64"), 64: np.dtype("complex128")}
+_OPERATOR_MIX = frozenset(map(np.dtype, ("float32", "float64", "complex64", "complex128")))
+
+
+def _complex_common(a, b, operator):
+    """Rule 6: the complex dtype two different dtypes meet in when one is
+    complex (None when neither is); None for the functions' refused mixes
+    (integers, bool: the op raises), an error for the operators'."""
+    if a.kind != "c" and b.kind != "c":
+        return None
+    if operator and not (a in _OPERATOR_MIX and b in _OPERATOR_MIX):
+        raise OpError(f"a {a.name} tensor and a {b.name} tensor cannot be combined: only "
+                      f"float32, float64, complex64 and complex128 are promoted to a complex "
+                      f"dtype (cast one with .astype())", kind=UNAVAILABLE)
+    if a not in _WIDTH or b not in _WIDTH:
+        return None
+    return _COMPLEX_OF_WIDTH[max(_WIDTH[a], _WIDTH[b])]
+
+
+def promote_complex(x, y):
+    """``(x, y)`` cast to one complex dtype when one is complex and the other a
+    float or complex tensor of another dtype (rule 6, as paddle.divide and
+    paddle.matmul do); anything else as it is."""
+    if not (hasattr(x, "dtype") and hasattr(y, "dtype")):
+        return x, y
+    a, b = _np(x), _np(y)
+    if a != b:
+        common = _complex_common(a, b, False)
+        if common is not None:
+            x = x if a == common else _cast(x, common)
+            y = y if b == common else _cast(y, common)
+    return x, y
+
+
 def promote_floats(x, y):
     """``(x, y)`` with two different float dtypes cast to the wider one (what
-    Paddle 2.6 does for ``+ - *`` and for paddle.add/subtract/multiply).  What is
+    Paddle 2.6 does for ``+ - *`` and for paddle.add/subtract/multiply), and a
+    complex one meeting a float one promoted (``promote_complex``).  What is
     not a tensor is left to the op, which refuses it (ValueError, as Paddle)."""
     if not (hasattr(x, "dtype") and hasattr(y, "dtype")):
         return x, y
     a, b = _np(x), _np(y)
+    if a != b and (a.kind == "c" or b.kind == "c"):
+        return promote_complex(x, y)
     if a != b:
         common = _promote(a, b)
         if common is not None:
@@ -112,10 +163,17 @@ def promote_floats(x, y):
     return x, y
 
 
+def _is_complex_number(v):
+    return isinstance(v, (complex, np.complexfloating))
+
+
 def binary(method, op, reverse, self, other):
     """``self <method> other`` under Paddle's rules (module docstring)."""
     lhs = _np(self)
-    if _is_number(other) and not isinstance(other, complex):
+    if _is_complex_number(other) and op.type in _COMPLEX_SCALAR:
+        from .creation_base import to_tensor      # rule 7: a complex64 [1] tensor
+        other = to_tensor([complex(other)])
+    elif _is_number(other) and not _is_complex_number(other):
         is_bool = isinstance(other, (bool, np.bool_))
         if isinstance(other, (float, np.floating)):
             if _is_int(lhs):                                       # rule 1
@@ -134,13 +192,17 @@ def binary(method, op, reverse, self, other):
             if out is not None:
                 return out
         other = _fill(other, lhs, self if reverse else None)
-    elif isinstance(other, (list, tuple, np.ndarray)) or isinstance(other, complex):
+    elif isinstance(other, (list, tuple, np.ndarray)) or _is_complex_number(other):
         from .creation_base import to_tensor
         other = to_tensor(other, dtype=self.dtype)
     elif not hasattr(other, "dtype"):
         return NotImplemented
     rhs = _np(other)
-    if rhs != lhs:                                                  # rule 3
+    cplx = _complex_common(lhs, rhs, True) if rhs != lhs and op.type in _COMPLEX_MIX else None
+    if cplx is not None:                                            # rule 6
+        self = self if lhs == cplx else _cast(self, cplx)
+        other = other if rhs == cplx else _cast(other, cplx)
+    elif rhs != lhs:                                                # rule 3
         common = _promote(lhs, rhs) if op.type in _PROMOTING else None
         if common is None:
             other = _cast(other, lhs)

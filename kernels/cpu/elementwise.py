@@ -165,8 +165,8 @@ def sub_grad(ins, attrs, need):
     return dx, dy
 
 
-# X and Y only give shapes (executor/reuse.py); DX may be Out@GRAD itself (not fresh)
-add_grad.shape_only = sub_grad.shape_only = (0, 1)
+# X and Y only give shapes (declared: the grad ops' no_need_buffer); DX may be
+# Out@GRAD itself, so these kernels are not ``fresh``
 
 
 @kernel("elementwise_mul_grad", dtypes=NUMERIC)

@@ -10,8 +10,8 @@ from ..registry import kernel, ALL, FLOATS, NUMERIC
 from ...ops import OpError
 from ...ops.errors import INVALID_ARGUMENT, OUT_OF_RANGE
 from ...ops.meta_rules import norm_axis
-from ...ops.defs.indexing import (decrease, check_strided_axes, VALUE_ATTRS,
-                                  check_set_value_rank)
+from ...ops.defs.indexing import (decrease, check_strided_axes, LEGACY_VALUE_ATTRS,
+                                  reverse_slice, check_set_value_rank)
 from ...ops.dtypes import to_np_dtype
 from .elementwise import reduce_to
 from .manipulation import ints_of, int_of
@@ -40,9 +40,10 @@ def sum_to(g, shape):
 
 
 # ------------------------------------------------------------ slicing
-def _slices(shape, axes, starts, ends, steps=None, decrease_axes=()):
+def _slices(shape, axes, starts, ends, steps=None, decrease_axes=(), writing=False):
     """The numpy index of a slice op.  A decreased axis (an int index) takes the
-    one element at its start, whatever its end says (a tensor index -1 has end 0)."""
+    one element at its start, whatever its end says (a tensor index -1 has end 0);
+    negative steps follow Paddle's bounds (``reverse_slice``)."""
     ndim = len(shape)
     idx = [slice(None)] * ndim
     dec = {int(a) + ndim if int(a) < 0 else int(a) for a in decrease_axes}
@@ -56,7 +57,9 @@ def _slices(shape, axes, starts, ends, steps=None, decrease_axes=()):
                               f"{shape[a]} (input shape {list(shape)})")
             idx[a] = slice(start, start + 1 if start != -1 else None)
         else:
-            idx[a] = slice(start, int(ends[i]), 1 if steps is None else int(steps[i]))
+            step = 1 if steps is None else int(steps[i])
+            idx[a] = slice(start, int(ends[i]), step) if step > 0 else \
+                reverse_slice(shape[a], start, int(ends[i]), step, writing)
     return tuple(idx)
 
 
@@ -255,7 +258,7 @@ def where(ins, attrs, need):
     return (np.where(c, x, y),)
 
 
-@kernel("where_grad", dtypes=FLOATS)
+@kernel("where_grad", dtypes=FLOATS + ("int32", "int64"))
 def where_grad(ins, attrs, need):
     c, x, y, g = ins
     zero = g.dtype.type(0)
@@ -296,7 +299,7 @@ def _set_value_index(shape, ins, attrs):
     st, et, pt = ins
     return _slices(shape, attrs["axes"], ints_of(None, st, attrs["starts"]),
                    ints_of(None, et, attrs["ends"]), ints_of(None, pt, attrs["steps"]),
-                   attrs["decrease_axes"])
+                   attrs["decrease_axes"], writing=True)
 
 
 def _user_shape(region_shape, attrs):
@@ -308,10 +311,9 @@ def _user_shape(region_shape, attrs):
 
 
 def _attr_values(attrs, dtype):
-    names = [VALUE_ATTRS.get(dtype.name)] + list(VALUE_ATTRS.values())
-    for n in names:
-        if n and attrs.get(n):
-            vals = np.asarray(attrs[n], dtype=to_np_dtype(attrs["dtype"]))
+    for n in ("values",) + LEGACY_VALUE_ATTRS:
+        if attrs.get(n):
+            vals = np.asarray(attrs[n]).astype(to_np_dtype(attrs["dtype"]))
             return vals.reshape(attrs["shape"] or (len(vals),))
     raise OpError("op 'set_value': no ValueTensor and no values attribute given")
 

@@ -149,7 +149,7 @@ def expand_v2(ins, attrs, need):
     return (np.array(np.broadcast_to(x, expand_target(x.shape, shape))),)
 
 
-@kernel("expand_v2_grad", "expand_as_v2_grad", dtypes=FLOATS)
+@kernel("expand_v2_grad", "expand_as_v2_grad", dtypes=FLOATS + ("int32", "int64"))
 def expand_grad(ins, attrs, need):
     x, g = ins[0], ins[-1]
     return (reduce_to(g, x.shape),)

@@ -277,8 +277,11 @@ def _square_grad_into(x, g):
 # in-place forms of grads (into Out@GRAD's array) for the executor's buffer reuse
 UNARY_GRAD_INTO = {"square": _square_grad_into}
 
+# abs_grad and square_grad have Paddle's int32/int64 kernels too (an integer
+# branch of a program is differentiated through them: gcd's loop)
 for _name, (_f, _g, _dts) in UNARY.items():
-    register_unary(_name, _f, _g, _dts, grad_dtypes=FLOATS if _dts is NUMERIC else _dts,
+    register_unary(_name, _f, _g, _dts,
+                   grad_dtypes=FLOATS + ("int32", "int64") if _dts is NUMERIC else _dts,
                    grad_into=UNARY_GRAD_INTO.get(_name))
 
 register_unary("sign", np.sign, dtypes=NUMERIC)
@@ -355,7 +358,10 @@ def clip_grad(ins, attrs, need):
 # ------------------------------------------------------------------ cast
 @kernel("cast", dtypes=ALL + ("complex64", "complex128"))
 def cast(ins, attrs, need):
-    return (ins[0].astype(ENUM_TO_NP[attrs["out_dtype"]]),)
+    x, dt = ins[0], ENUM_TO_NP[attrs["out_dtype"]]
+    if x.dtype.kind == "c" and dt.kind != "c":
+        x = x.real if dt.kind != "b" else x != 0     # Paddle keeps the real part
+    return (x.astype(dt),)
 
 
 # ------------------------------------------------------------------ sum (add_n)

@@ -154,9 +154,10 @@ def _mean_grad_fast(attrs):
 reduce_mean_grad.fast = _mean_grad_fast
 
 
-# X only gives the shape; the gradient is a new array (executor/reuse.py)
+# the gradient is a new array (executor/reuse.py); X only gives the shape
+# (declared: the grad ops' no_need_buffer)
 for _k in (reduce_sum_grad, reduce_mean_grad):
-    _k.shape_only, _k.fresh = (0,), True
+    _k.fresh = True
 
 
 def _extreme_grad(even):

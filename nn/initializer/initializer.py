@@ -11,6 +11,7 @@ import math
 from ...ops import bind, get_op
 from ...ops.dtypes import to_enum
 from ...dygraph.tensor import Tensor
+from .lazy_init import LAZY, defer
 
 __all__ = ["Initializer", "calculate_gain", "set_global_initializer"]
 
@@ -21,6 +22,8 @@ class Initializer:
     """Base class: ``init(param, block=None)`` fills ``param``."""
 
     def __call__(self, param, block=None):
+        if LAZY.state and isinstance(param, Tensor):    # under paddle.LazyGuard
+            return defer(self, param)
         return self.forward(param, block)
 
     def forward(self, param, block=None):

@@ -9,18 +9,17 @@ from ..registry import GradOp
 _AXIS = (("axis", "INT", -1),)
 
 
-def _binary(name, grad_uses=None, double=None):
+def _binary(name, grad_uses=None, double=None, grad_shape_only=()):
     """Declare ``name`` and, when ``grad_uses`` is given, ``name_grad`` whose inputs
-    are those forward slots plus Out@GRAD and whose outputs are X@GRAD, Y@GRAD."""
+    are those forward slots plus Out@GRAD and whose outputs are X@GRAD, Y@GRAD
+    (``grad_shape_only``: the slots it reads only for their shapes)."""
     grad = None
     if grad_uses is not None:
         grad = grad_op(f"{name}_grad", uses=grad_uses, gouts=("Out",), wrt=("X", "Y"))
         defgrad(f"{name}_grad", tuple(grad_uses) + ("Out@GRAD",), "X@GRAD? Y@GRAD?", _AXIS,
-                grad=double)
+                grad=double, no_need_buffer=grad_shape_only)
     defop(name, "X Y", "Out", _AXIS, infer=broadcast_infer(), grad=grad,
-          same_dtype=("X", "Y"),
-          no_need_buffer=tuple(s for s in ("X", "Y") if grad_uses is not None
-                               and s not in grad_uses))
+          same_dtype=("X", "Y"))
 
 
 _DD_IN = {"DDX?": "X@GRAD@GRAD", "DDY?": "Y@GRAD@GRAD"}
@@ -66,8 +65,8 @@ _DIV_DD = grad_chain(_AXIS, ("elementwise_div_grad_grad",
                              {"Y@GRAD": "Y@GRAD", "DOut": "Out@GRAD", **_DDOUT},
                              lambda m, a: (m[0], m[1], m[1])))
 
-_binary("elementwise_add", ("X", "Y"), _ADD_DD)
-_binary("elementwise_sub", ("X", "Y"), _SUB_DD)
+_binary("elementwise_add", ("X", "Y"), _ADD_DD, grad_shape_only=("X", "Y"))
+_binary("elementwise_sub", ("X", "Y"), _SUB_DD, grad_shape_only=("X", "Y"))
 _binary("elementwise_mul", ("X", "Y"), _MUL_DD)
 _binary("elementwise_div", ("X", "Y", "Out"), _DIV_DD)
 _binary("elementwise_pow", ("X", "Y"), _POW_DD)

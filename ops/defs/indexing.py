@@ -2,8 +2,8 @@
 index_sample, take_along_axis, where, where_index (nonzero), masked_select,
 set_value (``x[idx] = v``) and index_put (``x[mask] = v``).
 
-Index inputs never receive gradients (``no_grad_inputs``); grad ops that only
-need the input's shape list it in ``no_need_buffer``.  The slicing rules
+Index inputs never receive gradients (``no_grad_inputs``); grad ops that read
+the forward input only for its shape list it in their ``no_need_buffer``.  The slicing rules
 (``slice_dim``, ``decrease``) are shared with the kernels.
 """
 from ..declare import defop, defgrad, grad_op, REQUIRED
@@ -14,14 +14,35 @@ BIG = 2 ** 31 - 1      # "to the end", as Paddle writes open slice bounds
 
 
 # ------------------------------------------------------------ slicing rules
+def reverse_slice(dim, start, end, step, writing=False):
+    """A negative-step slice of an axis of size ``dim`` as Paddle's kernels bound it:
+    an end of -1 is "past index 0" (how Paddle writes an open stop going down); an
+    end below -dim is clamped, when reading (strided_slice), to exclude index 0,
+    and when writing (set_value) to include it.  Returns a Python slice."""
+    start = start + dim if start < 0 else start
+    if end != -1:
+        end = end + dim if end < 0 else end
+        end = max(end, -1 if writing else 0)
+    if writing:
+        start = min(start, dim - 1)
+        return slice(start, None if end < 0 else end, step) if start > end else slice(0, 0)
+    left, right = max(0, min(start + 1, end + 1)), min(dim, max(start + 1, end + 1))
+    if start < 0 or start < end or right <= left:
+        return slice(0, 0)
+    return slice(right - 1, left - 1 if left > 0 else None, step)
+
+
 def slice_dim(dim, start, end, step=1):
-    """Length of ``range(dim)[start:end:step]`` (Python clamping); -1 if unknown."""
+    """Length of axis ``dim`` sliced by ``start:end:step`` (Python clamping; a
+    negative step as Paddle's strided_slice reads it); -1 if unknown."""
     if step == 0:
         raise OpError("slice step must not be 0")
     if dim < 0:
         if step == 1 and 0 <= start <= end < BIG:
             return end - start
         return -1
+    if step < 0:
+        return len(range(dim)[reverse_slice(dim, int(start), int(end), int(step))])
     return len(range(*slice(int(start), int(end), int(step)).indices(dim)))
 
 
@@ -92,10 +113,10 @@ def _slice_ddx(op):
 
 
 defgrad("slice_grad", f"Input {_SLICE_T} Out@GRAD", "Input@GRAD", _SLICE_ATTRS,
-        infer=_input_like, grad=_slice_ddx("slice"))
+        infer=_input_like, grad=_slice_ddx("slice"), no_need_buffer=("Input",))
 defop("slice", f"Input {_SLICE_T}", "Out", _SLICE_ATTRS, infer=_slice_infer,
       grad=grad_op("slice_grad", uses=_SLICE_USES, wrt=("Input",)),
-      no_need_buffer=("Input",), no_grad_inputs=_SLICE_NG)
+      no_grad_inputs=_SLICE_NG)
 
 _STRIDED_T = ("StartsTensor? EndsTensor? StridesTensor? StartsTensorList*? EndsTensorList*? "
               "StridesTensorList*?")
@@ -104,10 +125,10 @@ _STRIDED_ATTRS = (("axes", "INTS", REQUIRED), ("starts", "INTS", []), ("ends", "
                   ("strides", "INTS", []), ("infer_flags", "INTS", []),
                   ("decrease_axis", "INTS", []))
 defgrad("strided_slice_grad", f"Input {_STRIDED_T} Out@GRAD", "Input@GRAD", _STRIDED_ATTRS,
-        infer=_input_like, grad=_slice_ddx("strided_slice"))
+        infer=_input_like, grad=_slice_ddx("strided_slice"), no_need_buffer=("Input",))
 defop("strided_slice", f"Input {_STRIDED_T}", "Out", _STRIDED_ATTRS, infer=_strided_infer,
       grad=grad_op("strided_slice_grad", uses=("Input",) + _STRIDED_NG, wrt=("Input",)),
-      no_need_buffer=("Input",), no_grad_inputs=_STRIDED_NG)
+      no_grad_inputs=_STRIDED_NG)
 
 
 # ------------------------------------------------------------ gathers
@@ -132,10 +153,10 @@ def _gather_infer(metas, attrs):
 
 defgrad("gather_grad", "X Index Axis? Out@GRAD", "X@GRAD", (("axis", "INT", 0),),
         grad=GradOp("gather", {"X": "X@GRAD@GRAD", "Index": "Index", "Axis": "Axis"},
-                    {"Out": "Out@GRAD@GRAD"}))
+                    {"Out": "Out@GRAD@GRAD"}), no_need_buffer=("X",))
 defop("gather", "X Index Axis?", "Out", (("axis", "INT", 0),), infer=_gather_infer,
       grad=grad_op("gather_grad", uses=("X", "Index", "Axis")),
-      no_need_buffer=("X",), no_grad_inputs=("Index", "Axis"))
+      no_grad_inputs=("Index", "Axis"))
 
 
 def _gather_nd_infer(metas, attrs):
@@ -151,10 +172,10 @@ def _gather_nd_infer(metas, attrs):
 
 defgrad("gather_nd_grad", "X Index Out@GRAD", "X@GRAD",
         grad=GradOp("gather_nd", {"X": "X@GRAD@GRAD", "Index": "Index"},
-                    {"Out": "Out@GRAD@GRAD"}))
+                    {"Out": "Out@GRAD@GRAD"}), no_need_buffer=("X",))
 defop("gather_nd", "X Index", "Out", infer=_gather_nd_infer,
       grad=grad_op("gather_nd_grad", uses=("X", "Index")),
-      no_need_buffer=("X",), no_grad_inputs=("Index",))
+      no_grad_inputs=("Index",))
 
 
 def _index_select_infer(metas, attrs):
@@ -168,10 +189,11 @@ def _index_select_infer(metas, attrs):
     return (Meta(tuple(out), x.dtype),)
 
 
-defgrad("index_select_grad", "X Index Out@GRAD", "X@GRAD", (("dim", "INT", 0),))
+defgrad("index_select_grad", "X Index Out@GRAD", "X@GRAD", (("dim", "INT", 0),),
+        no_need_buffer=("X",))
 defop("index_select", "X Index", "Out", (("dim", "INT", 0),), infer=_index_select_infer,
       grad=grad_op("index_select_grad", uses=("X", "Index")),
-      no_need_buffer=("X",), no_grad_inputs=("Index",))
+      no_grad_inputs=("Index",))
 
 
 def _index_sample_infer(metas, attrs):
@@ -185,10 +207,10 @@ def _index_sample_infer(metas, attrs):
     return (Meta(tuple(idx.shape), x.dtype),)
 
 
-defgrad("index_sample_grad", "X Index Out@GRAD", "X@GRAD")
+defgrad("index_sample_grad", "X Index Out@GRAD", "X@GRAD", no_need_buffer=("X",))
 defop("index_sample", "X Index", "Out", infer=_index_sample_infer,
       grad=grad_op("index_sample_grad", uses=("X", "Index")),
-      no_need_buffer=("X",), no_grad_inputs=("Index",))
+      no_grad_inputs=("Index",))
 
 
 def _take_infer(metas, attrs):
@@ -201,11 +223,12 @@ def _take_infer(metas, attrs):
     return (Meta(tuple(idx.shape), x.dtype),)
 
 
-defgrad("take_along_axis_grad", "Input Index Result@GRAD", "Input@GRAD", (("Axis", "INT", 0),))
+defgrad("take_along_axis_grad", "Input Index Result@GRAD", "Input@GRAD", (("Axis", "INT", 0),),
+        no_need_buffer=("Input",))
 defop("take_along_axis", "Input Index", "Result", (("Axis", "INT", 0),), infer=_take_infer,
       grad=grad_op("take_along_axis_grad", uses=("Input", "Index"), gouts=("Result",),
                    wrt=("Input",)),
-      no_need_buffer=("Input",), no_grad_inputs=("Index",))
+      no_grad_inputs=("Index",))
 
 
 # ------------------------------------------------------------ scatter
@@ -241,11 +264,10 @@ def _where_infer(metas, attrs):
     return (Meta(s, x.dtype),)
 
 
-defgrad("where_grad", "Condition X Y Out@GRAD", "X@GRAD? Y@GRAD?")
+defgrad("where_grad", "Condition X Y Out@GRAD", "X@GRAD? Y@GRAD?", no_need_buffer=("X", "Y"))
 defop("where", "Condition X Y", "Out", infer=_where_infer,
       grad=grad_op("where_grad", uses=("Condition", "X", "Y"), wrt=("X", "Y")),
-      same_dtype=("X", "Y"), dtype_from="X", no_need_buffer=("X", "Y"),
-      no_grad_inputs=("Condition",))
+      same_dtype=("X", "Y"), dtype_from="X", no_grad_inputs=("Condition",))
 
 def _where_index_infer(metas, attrs):
     if not metas[0].shape:
@@ -267,22 +289,23 @@ def _masked_infer(metas, attrs):
     return (Meta((-1,), x.dtype),)
 
 
-defgrad("masked_select_grad", "X Mask Y@GRAD", "X@GRAD")
+defgrad("masked_select_grad", "X Mask Y@GRAD", "X@GRAD", no_need_buffer=("X",))
 defop("masked_select", "X Mask", "Y", infer=_masked_infer,
       grad=grad_op("masked_select_grad", uses=("X", "Mask"), gouts=("Y",)),
-      dtype_from="X", no_need_buffer=("X",), no_grad_inputs=("Mask",))
+      dtype_from="X", no_grad_inputs=("Mask",))
 
 
 # ------------------------------------------------------------ writes
 _SET_VALUE_T = "StartsTensorList*? EndsTensorList*? StepsTensorList*?"
+# Paddle 2.6.2's attributes: a number written without a ValueTensor is ``values``
+# (Scalars: float64, int64 or bool); older Paddle wrote ``fp32_values`` etc., which the
+# kernel still reads in loaded programs (LEGACY_VALUE_ATTRS).
 _SET_VALUE_ATTRS = (
     ("dtype", "INT", 5), ("axes", "LONGS", REQUIRED), ("starts", "LONGS", []),
     ("ends", "LONGS", []), ("steps", "LONGS", []), ("decrease_axes", "LONGS", []),
-    ("none_axes", "LONGS", []), ("bool_values", "INTS", []), ("fp32_values", "FLOATS", []),
-    ("int32_values", "INTS", []), ("int64_values", "LONGS", []),
-    ("fp64_values", "FLOAT64S", []), ("fp16_values", "FLOATS", []), ("shape", "LONGS", []))
-VALUE_ATTRS = {"bool": "bool_values", "float32": "fp32_values", "int32": "int32_values",
-               "int64": "int64_values", "float64": "fp64_values", "float16": "fp16_values"}
+    ("none_axes", "LONGS", []), ("values", "SCALARS", []), ("shape", "LONGS", []))
+LEGACY_VALUE_ATTRS = ("bool_values", "fp32_values", "int32_values", "int64_values",
+                      "fp64_values", "fp16_values")
 
 
 # Paddle's static backward emits ``assign`` (Out@GRAD -> Input@GRAD) when there is
@@ -321,5 +344,4 @@ defop("index_put", "x indices* value", "out", (("accumulate", "BOOLEAN", False),
       infer=_input_like,
       grad=grad_op("index_put_grad", uses=("x", "indices", "value"), gouts=("out",),
                    wrt=("x", "value")),
-      inplace={"out": "x"}, same_dtype=("x", "value"), no_need_buffer=("x",),
-      no_grad_inputs=("indices",))
+      inplace={"out": "x"}, same_dtype=("x", "value"), no_grad_inputs=("indices",))

@@ -314,10 +314,9 @@ _CONCAT_DDX = GradOp("concat", {"X": "X@GRAD@GRAD", "AxisTensor": "AxisTensor"},
 
 
 defgrad("concat_grad", "X* AxisTensor? Out@GRAD", "X@GRAD*", (("axis", "INT", 0),),
-        grad=_CONCAT_DDX)
+        grad=_CONCAT_DDX, no_need_buffer=("X",))
 defop("concat", "X* AxisTensor?", "Out", (("axis", "INT", 0),), infer=_concat_infer,
-      grad=grad_op("concat_grad", uses=("X", "AxisTensor")), no_need_buffer=("X",),
-      no_grad_inputs=("AxisTensor",))
+      grad=grad_op("concat_grad", uses=("X", "AxisTensor")), no_grad_inputs=("AxisTensor",))
 
 
 def _split_infer(metas, attrs):
@@ -408,11 +407,12 @@ def _expand_infer(metas, attrs):
 defgrad("expand_v2_grad", "X Shape? expand_shapes_tensor*? Out@GRAD", "X@GRAD",
         (("shape", "INTS", []),), grad=_redo("expand_v2", {"Shape": "Shape",
                                                             "expand_shapes_tensor":
-                                                            "expand_shapes_tensor"}))
+                                                            "expand_shapes_tensor"}),
+        no_need_buffer=("X",))
 defop("expand_v2", "X Shape? expand_shapes_tensor*?", "Out", (("shape", "INTS", []),),
       infer=_expand_infer,
       grad=grad_op("expand_v2_grad", uses=("X", "Shape", "expand_shapes_tensor")),
-      no_need_buffer=("X",), no_grad_inputs=("Shape", "expand_shapes_tensor"))
+      no_grad_inputs=("Shape", "expand_shapes_tensor"))
 
 
 def _expand_as_infer(metas, attrs):
@@ -421,10 +421,10 @@ def _expand_as_infer(metas, attrs):
     return (Meta(expand_target(tuple(x.shape), target), x.dtype),)
 
 
-defgrad("expand_as_v2_grad", "X Out@GRAD", "X@GRAD", (("target_shape", "INTS", []),))
+defgrad("expand_as_v2_grad", "X Out@GRAD", "X@GRAD", (("target_shape", "INTS", []),),
+        no_need_buffer=("X",))
 defop("expand_as_v2", "X Y?", "Out", (("target_shape", "INTS", []),), infer=_expand_as_infer,
-      grad=grad_op("expand_as_v2_grad", uses=("X",)), no_need_buffer=("X", "Y"),
-      no_grad_inputs=("Y",))
+      grad=grad_op("expand_as_v2_grad", uses=("X",)), no_grad_inputs=("Y",))
 
 
 def _broadcast_tensors_infer(metas, attrs):
@@ -443,9 +443,10 @@ def _broadcast_tensors_infer(metas, attrs):
 
 # each output is its input expanded: the gradient sums each Out@GRAD back down
 defgrad("broadcast_tensors_grad", "X* Out@GRAD*", "X@GRAD*",
-        infer=lambda m, a: ([Meta(x.shape, g.dtype) for x, g in zip(m[0], m[1])],))
+        infer=lambda m, a: ([Meta(x.shape, g.dtype) for x, g in zip(m[0], m[1])],),
+        no_need_buffer=("X",))
 defop("broadcast_tensors", "X*", "Out*", infer=_broadcast_tensors_infer,
-      grad=grad_op("broadcast_tensors_grad", uses=("X",)), no_need_buffer=("X",))
+      grad=grad_op("broadcast_tensors_grad", uses=("X",)))
 
 
 def _tile_infer(metas, attrs):
@@ -459,11 +460,12 @@ def _tile_infer(metas, attrs):
 defgrad("tile_grad", "X RepeatTimes? repeat_times_tensor*? Out@GRAD", "X@GRAD",
         (("repeat_times", "INTS", []),),
         grad=_redo("tile", {"RepeatTimes": "RepeatTimes",
-                            "repeat_times_tensor": "repeat_times_tensor"}))
+                            "repeat_times_tensor": "repeat_times_tensor"}),
+        no_need_buffer=("X",))
 defop("tile", "X RepeatTimes? repeat_times_tensor*?", "Out", (("repeat_times", "INTS", []),),
       infer=_tile_infer, grad=grad_op("tile_grad", uses=("X", "RepeatTimes",
                                                          "repeat_times_tensor")),
-      no_need_buffer=("X",), no_grad_inputs=("RepeatTimes", "repeat_times_tensor"))
+      no_grad_inputs=("RepeatTimes", "repeat_times_tensor"))
 
 
 # ------------------------------------------------------------ flip / roll / pad
@@ -478,7 +480,7 @@ defop("flip", "X", "Out", (("axis", "INTS", []),), infer=_check_axes,
       grad=GradOp("flip", {"X": "Out@GRAD"}, {"Out": "X@GRAD"}))
 
 _ROLL_ATTRS = (("shifts", "LONGS", []), ("axis", "LONGS", []))
-defgrad("roll_grad", "X ShiftsTensor? Out@GRAD", "X@GRAD", _ROLL_ATTRS)
+defgrad("roll_grad", "X ShiftsTensor? Out@GRAD", "X@GRAD", _ROLL_ATTRS, no_need_buffer=("X",))
 def _roll_infer(metas, attrs):
     if metas[1] is None:
         check_roll_shifts(attrs["shifts"], attrs["axis"])
@@ -486,8 +488,7 @@ def _roll_infer(metas, attrs):
 
 
 defop("roll", "X ShiftsTensor?", "Out", _ROLL_ATTRS, infer=_roll_infer,
-      grad=grad_op("roll_grad", uses=("X", "ShiftsTensor")), no_need_buffer=("X",),
-      no_grad_inputs=("ShiftsTensor",))
+      grad=grad_op("roll_grad", uses=("X", "ShiftsTensor")), no_grad_inputs=("ShiftsTensor",))
 
 
 def _pad_infer(metas, attrs, sign=1):
@@ -547,10 +548,10 @@ defgrad("pad3d_grad", "X Paddings? Out@GRAD", "X@GRAD", _PAD3D_ATTRS,
         grad=grad_chain(_PAD3D_ATTRS, ("pad3d_double_grad",
                                        {"Paddings?": "Paddings", "grad_x@GRAD": "X@GRAD@GRAD"},
                                        {"grad_out@GRAD": "Out@GRAD@GRAD"},
-                                       lambda m, a: _pad3d_infer((m[1], m[0]), a))))
+                                       lambda m, a: _pad3d_infer((m[1], m[0]), a))),
+        no_need_buffer=("X",))
 defop("pad3d", "X Paddings?", "Out", _PAD3D_ATTRS, infer=_pad3d_infer,
-      grad=grad_op("pad3d_grad", uses=("X", "Paddings")), no_need_buffer=("X",),
-      no_grad_inputs=("Paddings",))
+      grad=grad_op("pad3d_grad", uses=("X", "Paddings")), no_grad_inputs=("Paddings",))
 
 # ------------------------------------------------------------ shape / size
 defop("shape", "Input", "Out", infer=lambda m, a: (Meta((len(m[0].shape),), INT32),),

@@ -7,7 +7,7 @@ Activations live in ``activation.py`` and use the ``unary`` helper below.
 import numpy as np
 
 from ..declare import defop, defgrad, grad_op, grad_chain, REQUIRED
-from ..dtypes import ENUM_TO_NP
+from ..dtypes import ENUM_TO_NP, real_of
 from ..meta_rules import same_as_x, norm_axis
 from ..registry import GradOp, Meta, OpError
 
@@ -28,15 +28,20 @@ def _grad_like_dout(metas, attrs):
     return (metas[-1],)
 
 
-def unary(name, grad_uses=("X",), attrs=(), grad=True, higher=(), infer=same_as_x, **flags):
+def unary(name, grad_uses=("X",), attrs=(), grad=True, higher=(), infer=same_as_x,
+          grad_infer=None, **flags):
     """An activation-style op ``Out = f(X)`` whose grad op ``{name}_grad`` reads
     ``grad_uses`` (forward slots) plus ``Out@GRAD``; ``grad=False``: no gradient,
     ``grad=<tuple of GradOp>``: a custom rule.  ``higher``: the levels of
-    ``grad_chain`` above ``{name}_grad`` (Paddle's double and triple grads)."""
+    ``grad_chain`` above ``{name}_grad`` (Paddle's double and triple grads).
+    ``grad_infer``: X@GRAD takes X's meta, and X decides the grad kernel's dtype
+    (an op whose Out has another dtype than X: abs of a complex X)."""
     rule = None
     if grad is True:
+        gflags = {"dtype_from": "X"} if grad_infer else {}
         defgrad(f"{name}_grad", tuple(grad_uses) + ("Out@GRAD",), "X@GRAD", attrs,
-                infer=_grad_like_dout, grad=grad_chain(attrs, *higher) if higher else None)
+                infer=grad_infer or _grad_like_dout,
+                grad=grad_chain(attrs, *higher) if higher else None, **gflags)
         rule = grad_op(f"{name}_grad", uses=grad_uses)
     elif grad:
         rule = grad
@@ -92,7 +97,14 @@ _EXP_DOUBLE = GradOp("elementwise_mul_grad",
                      {"X@GRAD": "Out@GRAD", "Y@GRAD": "Out@GRAD@GRAD"}, lambda a: {"axis": -1})
 
 unary("sign", grad=_ZERO_SCALE)
-unary("abs", higher=[("abs_double_grad", {"x": "X", **DDX}, DDOUT)])
+def _real_of_x(metas, attrs):
+    # abs of a complex X is real (float32 for complex64, float64 for complex128)
+    x = metas[0]
+    return (Meta(x.shape, real_of(x.dtype)),)
+
+
+unary("abs", higher=[("abs_double_grad", {"x": "X", **DDX}, DDOUT)], infer=_real_of_x,
+      grad_infer=lambda m, a: (m[0],))
 unary("exp", ("Out",), higher=[_EXP_DOUBLE], infer=float32_if_int)
 unary("expm1", ("Out",), infer=float32_if_int)
 unary("log", higher=[x_double("log_grad_grad")], infer=float32_if_int)
@@ -194,9 +206,10 @@ _SUM_ATTRS = (("use_mkldnn", "BOOLEAN", False), ("mkldnn_data_type", "STRING", "
 # Paddle's static backward emits one scale op per input; sampan uses one grad op
 defgrad("sum_grad", "X* Out@GRAD", "X@GRAD*", _SUM_ATTRS,
         infer=lambda m, a: (list(m[0]),),
-        grad=GradOp("sum", {"X": "X@GRAD@GRAD"}, {"Out": "Out@GRAD@GRAD"}))
+        grad=GradOp("sum", {"X": "X@GRAD@GRAD"}, {"Out": "Out@GRAD@GRAD"}),
+        no_need_buffer=("X",))
 defop("sum", "X*", "Out", _SUM_ATTRS, infer=_sum_infer,
-      grad=grad_op("sum_grad", uses=("X",)), no_need_buffer=("X",))
+      grad=grad_op("sum_grad", uses=("X",)))
 
 
 # ------------------------------------------------------------------ norms

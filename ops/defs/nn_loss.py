@@ -85,8 +85,7 @@ def _huber_infer(metas, attrs):
 defgrad("huber_loss_grad", "Residual Out@GRAD", "X@GRAD? Y@GRAD?", (("delta", "FLOAT", 1.0),),
         infer=lambda m, a: (m[0], m[0]))
 defop("huber_loss", "X Y", "Out Residual~", (("delta", "FLOAT", 1.0),), infer=_huber_infer,
-      grad=grad_op("huber_loss_grad", uses=("Residual",), wrt=("X", "Y")),
-      no_need_buffer=("X", "Y"))
+      grad=grad_op("huber_loss_grad", uses=("Residual",), wrt=("X", "Y")))
 
 
 _REDUCTIONS = ("none", "mean", "sum", "batchmean")
@@ -142,7 +141,7 @@ defop("nll_loss", "X Label Weight?", "Out Total_weight", _NLL_ATTRS, infer=_nll_
 defgrad("label_smooth_grad", "Out@GRAD", "X@GRAD", (("epsilon", "FLOAT", 0.0),),
         infer=lambda m, a: (m[0],))
 defop("label_smooth", "X PriorDist?", "Out", (("epsilon", "FLOAT", 0.0),), infer=same_as_x,
-      grad=grad_op("label_smooth_grad"), no_grad_inputs=("PriorDist",), no_need_buffer=("X",))
+      grad=grad_op("label_smooth_grad"), no_grad_inputs=("PriorDist",))
 
 
 # ------------------------------------------------------------------ accuracy

@@ -56,10 +56,10 @@ def _lookup_infer(metas, attrs):
     return (Meta(tuple(ids.shape) + (w.shape[1],), w.dtype),)
 
 
-defgrad("lookup_table_v2_grad", "W Ids Out@GRAD", "W@GRAD", _LOOKUP_ATTRS)
+defgrad("lookup_table_v2_grad", "W Ids Out@GRAD", "W@GRAD", _LOOKUP_ATTRS, no_need_buffer=("W",))
 defop("lookup_table_v2", "Ids W", "Out", _LOOKUP_ATTRS, infer=_lookup_infer,
       grad=grad_op("lookup_table_v2_grad", uses=("W", "Ids"), wrt=("W",)),
-      dtype_from="W", no_grad_inputs=("Ids",), no_need_buffer=("W",))
+      dtype_from="W", no_grad_inputs=("Ids",))
 
 
 # ------------------------------------------------------------------ interpolation
@@ -147,11 +147,11 @@ def _interp_infer(op, ranks):
 
 def _declare_interp(name, ranks=(4,)):
     defgrad(f"{name}_grad", "X OutSize? SizeTensor*? Scale? Out@GRAD", "X@GRAD",
-            _INTERP_ATTRS)
+            _INTERP_ATTRS, no_need_buffer=("X",))
     defop(name, "X OutSize? SizeTensor*? Scale?", "Out", _INTERP_ATTRS,
           infer=_interp_infer(name, ranks),
           grad=grad_op(f"{name}_grad", uses=("X", "OutSize", "SizeTensor", "Scale")),
-          no_grad_inputs=("OutSize", "SizeTensor", "Scale"), no_need_buffer=("X",))
+          no_grad_inputs=("OutSize", "SizeTensor", "Scale"))
 
 
 _declare_interp("nearest_interp_v2", (4, 5))

@@ -76,7 +76,8 @@ def _bn_double(attrs):
 
 defgrad("batch_norm_grad",
         "X Scale? Bias? Mean? Variance? SavedMean SavedVariance ReserveSpace? Y@GRAD",
-        "X@GRAD Scale@GRAD? Bias@GRAD?", _BN_ATTRS, infer=_bn_grad_infer, grad=_bn_double)
+        "X@GRAD Scale@GRAD? Bias@GRAD?", _BN_ATTRS, infer=_bn_grad_infer, grad=_bn_double,
+        no_need_buffer=("Bias",))
 defop("batch_norm", "X Scale? Bias? Mean Variance MomentumTensor?",
       "Y MeanOut VarianceOut SavedMean~ SavedVariance~ ReserveSpace?", _BN_ATTRS,
       infer=_bn_infer,
@@ -85,8 +86,7 @@ defop("batch_norm", "X Scale? Bias? Mean Variance MomentumTensor?",
                          "SavedVariance", "ReserveSpace"),
                    gouts=("Y",), wrt=("X", "Scale", "Bias")),
       inplace={"MeanOut": "Mean", "VarianceOut": "Variance"},
-      no_grad_inputs=("Mean", "Variance", "MomentumTensor"),
-      no_need_buffer=("Bias",))
+      no_grad_inputs=("Mean", "Variance", "MomentumTensor"))
 
 
 # ------------------------------------------------------------------ layer_norm
@@ -121,11 +121,10 @@ def _ln_infer(metas, attrs):
 
 
 defgrad("layer_norm_grad", "X Scale? Bias? Mean Variance Y@GRAD",
-        "X@GRAD Scale@GRAD? Bias@GRAD?", _LN_ATTRS)
+        "X@GRAD Scale@GRAD? Bias@GRAD?", _LN_ATTRS, no_need_buffer=("Bias",))
 defop("layer_norm", "X Scale? Bias?", "Y Mean~ Variance~", _LN_ATTRS, infer=_ln_infer,
       grad=grad_op("layer_norm_grad", uses=("X", "Scale", "Bias", "Mean", "Variance"),
-                    gouts=("Y",), wrt=("X", "Scale", "Bias")),
-      no_need_buffer=("Bias",))
+                    gouts=("Y",), wrt=("X", "Scale", "Bias")))
 
 
 # ------------------------------------------------------------------ group_norm
@@ -148,11 +147,10 @@ def _gn_infer(metas, attrs):
 
 
 defgrad("group_norm_grad", "X Scale? Bias? Y Mean Variance Y@GRAD",
-        "X@GRAD Scale@GRAD? Bias@GRAD?", _GN_ATTRS)
+        "X@GRAD Scale@GRAD? Bias@GRAD?", _GN_ATTRS, no_need_buffer=("Bias",))
 defop("group_norm", "X Scale? Bias?", "Y Mean~ Variance~", _GN_ATTRS, infer=_gn_infer,
       grad=grad_op("group_norm_grad", uses=("X", "Scale", "Bias", "Y", "Mean", "Variance"),
-                    gouts=("Y",), wrt=("X", "Scale", "Bias")),
-      no_need_buffer=("Bias",))
+                    gouts=("Y",), wrt=("X", "Scale", "Bias")))
 
 
 # ------------------------------------------------------------------ instance_norm

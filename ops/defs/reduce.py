@@ -45,11 +45,12 @@ def _reduce(name, grad_uses=None, promote=False, fixed=None, linear=False):
     grad = None
     if grad_uses is not None:
         dd = GradOp(name, {"X": "X@GRAD@GRAD"}, {"Out": "Out@GRAD@GRAD"}) if linear else None
+        # (a grad reading only X, not Out, needs X's shape alone: sum, mean)
         defgrad(f"{name}_grad", tuple(grad_uses) + ("Out@GRAD",), "X@GRAD", _REDUCE_ATTRS,
-                infer=lambda m, a: (m[0],), grad=dd)
+                infer=lambda m, a: (m[0],), grad=dd,
+                no_need_buffer=("X",) if grad_uses == ("X",) else ())
         grad = grad_op(f"{name}_grad", uses=grad_uses)
-    defop(name, "X", "Out", _REDUCE_ATTRS, infer=reduce_infer(promote, fixed), grad=grad,
-          no_need_buffer=("X",) if grad_uses == ("X",) else ())
+    defop(name, "X", "Out", _REDUCE_ATTRS, infer=reduce_infer(promote, fixed), grad=grad)
 
 
 _reduce("reduce_sum", ("X",), promote=True, linear=True)
@@ -63,9 +64,10 @@ _reduce("reduce_all", fixed=BOOL)
 _reduce("reduce_any", fixed=BOOL)
 
 # the `mean` op: mean of every element, a 0-D result
-defgrad("mean_grad", "X Out@GRAD", "X@GRAD", infer=lambda m, a: (m[0],))
+defgrad("mean_grad", "X Out@GRAD", "X@GRAD", infer=lambda m, a: (m[0],),
+        no_need_buffer=("X",))
 defop("mean", "X", "Out", infer=lambda m, a: (Meta((), m[0].dtype),),
-      grad=grad_op("mean_grad", uses=("X",)), no_need_buffer=("X",))
+      grad=grad_op("mean_grad", uses=("X",)))
 
 
 # ------------------------------------------------------------------ arg_max / arg_min
@@ -105,9 +107,10 @@ def _cumsum_infer(metas, attrs):
 
 _CUMSUM_ATTRS = (("axis", "INT", -1), ("flatten", "BOOLEAN", False),
                  ("exclusive", "BOOLEAN", False), ("reverse", "BOOLEAN", False))
-defgrad("cumsum_grad", "X Out@GRAD", "X@GRAD", _CUMSUM_ATTRS, infer=lambda m, a: (m[0],))
+defgrad("cumsum_grad", "X Out@GRAD", "X@GRAD", _CUMSUM_ATTRS, infer=lambda m, a: (m[0],),
+        no_need_buffer=("X",))
 defop("cumsum", "X", "Out", _CUMSUM_ATTRS, infer=_cumsum_infer,
-      grad=grad_op("cumsum_grad", uses=("X",)), no_need_buffer=("X",))
+      grad=grad_op("cumsum_grad", uses=("X",)))
 
 
 # ------------------------------------------------------------------ top_k_v2
@@ -128,7 +131,6 @@ def _topk_infer(metas, attrs):
 _TOPK_ATTRS = (("k", "INT", 1), ("axis", "INT", -1), ("largest", "BOOLEAN", True),
                ("sorted", "BOOLEAN", True))
 defgrad("top_k_v2_grad", "X Indices Out@GRAD", "X@GRAD", _TOPK_ATTRS,
-        infer=lambda m, a: (m[0],))
+        infer=lambda m, a: (m[0],), no_need_buffer=("X",))
 defop("top_k_v2", "X K?", "Out Indices", _TOPK_ATTRS, infer=_topk_infer,
-      grad=grad_op("top_k_v2_grad", uses=("X", "Indices")), no_need_buffer=("X",),
-      no_grad_inputs=("K",))
+      grad=grad_op("top_k_v2_grad", uses=("X", "Indices")), no_grad_inputs=("K",))

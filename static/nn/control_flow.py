@@ -22,7 +22,7 @@ Python loop, as Paddle's dygraph does.
 """
 import numpy as np
 
-from ...ops import get_op, bind, Meta, name_key, is_graph_value as is_static
+from ...ops import get_op, bind, Meta, name_key, is_graph_value as is_static, set_mode_action
 from ...utils import unique_name
 from ...tensor import logic as _logic, math as _math, creation as _creation
 from ...program.program_guard import default_main_program, current_name_scope
@@ -207,7 +207,9 @@ def _placeholder_like(v):
     if dtype.kind != "f" or dtype.itemsize < 4:
         return _creation.full(shape, 0, dtype)
     v.block.program._jst_no_value = True
-    return _creation.full(shape, RETURN_NO_VALUE_MAGIC_NUM, dtype)
+    out = _creation.full(shape, RETURN_NO_VALUE_MAGIC_NUM, dtype)
+    v.block.program.__dict__.setdefault("_jst_no_value_vars", set()).add(out.name)
+    return out
 
 
 def _select(false_v, true_v, mask, program, where):
@@ -365,6 +367,11 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
               {"Out": [parent._var_recursive(n) for n in outs], "StepScopes": [steps]},
               {"sub_block": block, "is_test": bool(is_test)})
     return loop_vars
+
+
+# the static form of ops.while_loop (public functions written with a loop: gcd)
+set_mode_action("static", "while_loop",
+                lambda cond, body, loop_vars: list(while_loop(cond, body, loop_vars)))
 
 
 # ----------------------------------------------------------------- switch_case / case

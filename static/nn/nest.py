@@ -32,8 +32,9 @@ def _pack(structure, flat, pos):
     for v in _items(structure):
         packed, pos = _pack(v, flat, pos)
         vals.append(packed)
-    if isinstance(structure, dict):
-        return type(structure)(zip(sorted(structure), vals)), pos
+    if isinstance(structure, dict):            # the values by sorted key, the keys in order
+        by_key = dict(zip(sorted(structure), vals))
+        return type(structure)((k, by_key[k]) for k in structure), pos
     if isinstance(structure, tuple) and hasattr(structure, "_fields"):    # namedtuple
         return type(structure)(*vals), pos
     return type(structure)(vals), pos

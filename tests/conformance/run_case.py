@@ -112,15 +112,25 @@ def run_eager(paddle, fn, case, arrays):
 
 
 def _grads(paddle, fn, arrays):
-    args = [paddle.to_tensor(a, stop_gradient=a.dtype.kind != "f") for a in arrays]
+    """The gradients of the float and complex inputs of the sum of the float
+    outputs plus the sums of the complex outputs' real and imaginary parts
+    (a complex input's gradient is dL/dRe + i dL/dIm, Paddle's convention)."""
+    args = [paddle.to_tensor(a, stop_gradient=a.dtype.kind not in "fc") for a in arrays]
     try:
         out = fn(*args)
         outs = out if isinstance(out, (list, tuple)) else [out]
         loss = None
         for o in outs:
-            if _is_tensor(o) and str(o.dtype).endswith(("float32", "float64")):
+            if not _is_tensor(o):
+                continue
+            dt = str(o.dtype)
+            if dt.endswith(("float32", "float64")):
                 s = o.sum()
-                loss = s if loss is None else loss + s
+            elif dt.endswith(("complex64", "complex128")):
+                s = o.real().sum() + o.imag().sum()
+            else:
+                continue
+            loss = s if loss is None else loss + s
         loss.backward()
         return [encode_array(a.grad.numpy()) if a.grad is not None else None
                 for a in args if not a.stop_gradient]

@@ -41,6 +41,11 @@ ELSEWHERE = {
     "name": "naming: tests/nn, tests/static", "place": "device placement",
     "cpu": "device placement", "cuda": "GPU only", "set_value": "tests/dygraph",
     "uniform_": "random fill: tests/tensor", "numpy": "every eager case reads it",
+    # sparse and string tensors: Paddle makes one, sampan has none (NotImplementedError)
+    "to_sparse_coo": "unsupported sparse tensors: tests/tensor/test_tensor_surface.py",
+    "to_sparse_csr": "unsupported sparse tensors: tests/tensor/test_tensor_surface.py",
+    "set_string_list": "unsupported string tensors: tests/tensor/test_tensor_surface.py",
+    "set_vocab": "unsupported string tensors: tests/tensor/test_tensor_surface.py",
     # random draws: their dtypes/shapes are cases, their values cannot match Paddle's
     "normal": "creation cases (dtype)", "uniform": "creation cases (dtype)",
 }

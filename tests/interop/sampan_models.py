@@ -6,7 +6,8 @@ Models (each with feeds and cases chosen so data-dependent paths are covered):
 the two branches), ``bn_cnn`` (Conv2D -> BatchNorm2D with non-trivial running
 statistics -> ReLU -> MaxPool -> Linear), ``while_loop`` (halve until small,
 at most 8 steps; the cases take 2+ and 0 trips; two outputs, one int64) and
-``encoder`` (nn.TransformerEncoderLayer, eval, no dropout).
+``encoder`` (nn.TransformerEncoderLayer, eval, no dropout) and ``spectral``
+(stft magnitudes into a Linear; an fft round trip through complex arithmetic).
 
 Routes:
 * ``jit_save``: the eager Layer (Python ``if``/``while`` on tensors) ->
@@ -108,6 +109,26 @@ class Encoder(nn.Layer):
     static_forward = forward
 
 
+class Spectral(nn.Layer):
+    """Complex tensors and the spectral ops: stft magnitudes into a Linear, and
+    an rfft / irfft / fft / ifft round trip through complex arithmetic."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(5 * 9, 3)
+
+    def forward(self, x):
+        spec = paddle.signal.stft(x, 8, hop_length=4)                # [N, 5, 9] complex64
+        feat = paddle.log(paddle.abs(spec) + 1e-3)
+        f = paddle.fft.rfft(x, norm="ortho")                         # [N, 17]
+        f = f * paddle.complex(paddle.cos(paddle.real(f)), paddle.sin(paddle.imag(f)))
+        back = paddle.fft.irfft(f, n=32, norm="ortho")
+        mix = paddle.real(paddle.fft.ifft(paddle.fft.fft(x) * paddle.conj(paddle.fft.fft(x))))
+        return self.fc(paddle.flatten(feat, 1)), back + paddle.as_real(f).sum() + mix
+
+    static_forward = forward
+
+
 def _bn_stats(channels):
     rng = np.random.RandomState(7)
     mean = (rng.randn(channels) * 0.3).astype("float32")
@@ -124,6 +145,7 @@ def _cases():
         "while_loop": [{"x": rng.randn(4, 6).astype("float32")},
                        {"x": (rng.randn(2, 6) * 0.01).astype("float32")}],
         "encoder": [{"src": rng.randn(2, 5, 16).astype("float32")}],
+        "spectral": [{"x": rng.randn(2, 32).astype("float32")}],
     }
 
 
@@ -135,6 +157,7 @@ MODELS = {
     "while_loop": (WhileNet, [("x", [None, 6], "float32")],
                    {"save_inference_model": ["static.nn.while_loop"]}),
     "encoder": (Encoder, [("src", [None, 5, 16], "float32")], {}),
+    "spectral": (Spectral, [("x", [None, 32], "float32")], {}),
 }
 CASES = _cases()
 ROUTE_APIS = {"jit_save": ["jit.to_static", "jit.save"],

@@ -106,3 +106,13 @@ def test_assert_op_in_a_static_program():
             exe.run(main, feed={"x": -np.arange(1, 4, dtype="float32")}, fetch_list=[])
     finally:
         paddle.disable_static()
+
+
+def test_a_training_run_keeps_the_users_exception():
+    # the training program is a clone of the traced one: the assert op's origin
+    # (the user's exception and line) travels with it
+    sf = paddle.jit.to_static(checked)
+    x = paddle.to_tensor(np.array([500.0, 1.0], "float32"), stop_gradient=False)
+    with pytest.raises(AssertionError, match="mean too big") as info:
+        sf(x)
+    assert "<--- HERE" in str(info.value)

@@ -33,12 +33,17 @@ CASES = [
     Case("slice", {"Input": X3, "StartsTensor": I64(0, 1), "EndsTensorList": [I32(1), I32(3)]},
          {"axes": [1, 2], "starts": [-1, -1], "ends": [-1, -1]},
          ref=lambda Input: Input[:, 0:1, 1:3], id="slice_tensors", grad=("Input",)),
+    # Paddle's bounds going down: an end of -1 is the open stop (through index 0), an
+    # end below -dim stops before index 0
     Case("strided_slice", {"Input": X3},
-         {"axes": [1, 2], "starts": [2, 0], "ends": [-2 ** 31, 4], "strides": [-1, 2]},
-         ref=lambda Input: Input[:, ::-1, 0:4:2], order2=True),
+         {"axes": [1, 2], "starts": [2, 0], "ends": [-1, 4], "strides": [-1, 2]},
+         ref=lambda Input: Input[:, 2::-1, 0:4:2], order2=True),
+    Case("strided_slice", {"Input": X3},
+         {"axes": [1], "starts": [2], "ends": [-2 ** 31], "strides": [-1]},
+         ref=lambda Input: Input[:, 2:0:-1], id="strided_slice_below_dim"),
     Case("strided_slice", {"Input": X3},
          {"axes": [0, 2], "starts": [-1, 3], "ends": [-3, 0], "strides": [-1, -2],
-          "decrease_axis": []}, ref=lambda Input: Input[-1:-3:-1, :, 3:0:-2],
+          "decrease_axis": []}, ref=lambda Input: Input[-1:0:-1, :, 3:0:-2],   # as Paddle
          id="strided_slice_neg"),
     # gathers
     Case("gather", {"X": X, "Index": I64(2, 0, 2)}, ref=lambda X, Index: X[Index],
@@ -91,7 +96,7 @@ CASES = [
                                                        ValueTensor[0])(Input),
          id="set_value_none_axes"),
     Case("set_value", {"Input": X3}, {"axes": [0], "starts": [0], "ends": [1], "steps": [1],
-                                      "fp64_values": [2.5], "shape": [1], "dtype": 6},
+                                      "values": [2.5], "shape": [1], "dtype": 6},
          ref=_set_value_ref(slice(0, 1), 2.5), id="set_value_scalar"),
     Case("index_put", {"x": X, "indices": [MASK], "value": np.array([0.5])},
          ref=lambda x, value: np.where(MASK, 0.5, x), grad=("x",)),

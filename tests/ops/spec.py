@@ -12,6 +12,10 @@ and returns one array or a tuple (one per compared output, in output-slot
 order, ``None`` to skip one).  ``grad`` names the input slots to check
 (default: every float input); ``grad=False`` marks a case without a gradient
 check (an op must still have one case with it when it is differentiable).
+``symmetric`` names input slots holding symmetric matrices that the op reads
+through one triangle (cholesky, eigh): their finite differences move X[i, j]
+and X[j, i] together, compared with the analytic gradient's projection on
+those directions (G[i, j] + G[j, i]; G[i, i] on the diagonal).
 """
 import importlib
 import inspect
@@ -38,6 +42,7 @@ class Case:
     grad_tol: float = 1e-4
     eps: float = 1e-6
     random_op: bool = False        # ref checks properties instead of values
+    symmetric: tuple = ()          # input slots of symmetric matrices (see above)
     id: str = ""
 
     def name(self):

@@ -124,7 +124,18 @@ def _grad_slots(case, op):
     return tuple(s.name for s in op.inputs
                  if s.name in case.inputs and s.name not in op.no_grad_inputs
                  and np.asarray(case.inputs[s.name] if not isinstance(case.inputs[s.name], list)
-                                else case.inputs[s.name][0]).dtype.kind == "f")
+                                else case.inputs[s.name][0]).dtype.kind in "fc")
+
+
+# Complex values: the loss is real, L = sum Re(conj(W) * out) (W's real part
+# weighs Re(out), its imaginary part Im(out)), and W is the gradient the
+# backward starts from: Paddle's convention for a complex z is dL/dRe z +
+# i dL/dIm z, which the finite differences below measure part by part.
+def _weight(rng, a):
+    w = rng.uniform(0.5, 1.5, a.shape)
+    if a.dtype.kind == "c":
+        w = w + 1j * rng.uniform(0.5, 1.5, a.shape)
+    return w.astype(a.dtype)
 
 
 def _weights(op, outs, case):
@@ -137,10 +148,17 @@ def _weights(op, outs, case):
         if o is None or not use:
             ws.append(None)
         elif isinstance(o, list):
-            ws.append([rng.uniform(0.5, 1.5, x._data.shape).astype(x._data.dtype) for x in o])
+            ws.append([_weight(rng, x._data) for x in o])
         else:
-            ws.append(rng.uniform(0.5, 1.5, o._data.shape).astype(o._data.dtype))
+            ws.append(_weight(rng, o._data))
     return ws
+
+
+def _inner(a, w):
+    """sum Re(conj(w) * a), in float64 / complex128."""
+    if a.dtype.kind == "c" or np.asarray(w).dtype.kind == "c":
+        return float(np.sum(np.real(np.conj(w) * a.astype(np.complex128))))
+    return float(np.sum(a.astype(np.float64) * w))
 
 
 def _pairs(outs, ws):
@@ -157,7 +175,7 @@ def _pairs(outs, ws):
 def _loss_value(case, op, arrays, ws):
     c = Case_with(case, arrays)
     _, _, outs = _run(c)
-    return sum(float(np.sum(o._data.astype(np.float64) * w)) for o, w in _pairs(outs, ws))
+    return sum(_inner(o._data, w) for o, w in _pairs(outs, ws))
 
 
 def Case_with(case, arrays):
@@ -173,21 +191,28 @@ def _numeric_grad(case, op, slot, ws, eps):
     items = vals if isinstance(vals, list) else [vals]
     grads = []
     for k, a in enumerate(items):
-        g = np.zeros(a.shape, np.float64)
+        cplx = a.dtype.kind == "c"       # dL/dRe + i dL/dIm, one part at a time
+        g = np.zeros(a.shape, np.complex128 if cplx else np.float64)
         it = np.nditer(a, flags=["multi_index"])
         for _ in it:
             idx = it.multi_index
-            out = []
-            for sign in (1, -1):
-                b = a.copy()
-                b[idx] += sign * eps
-                arrays = dict(base)
-                if isinstance(vals, list):
-                    arrays[slot] = [b if j == k else x for j, x in enumerate(items)]
-                else:
-                    arrays[slot] = b
-                out.append(_loss_value(case, op, arrays, ws))
-            g[idx] = (out[0] - out[1]) / (2 * eps)
+            sym = slot in case.symmetric
+            if sym and idx[-2] < idx[-1]:
+                continue                    # the pair is moved from its lower entry
+            for step in ((1, 1j) if cplx else (1,)):
+                out = []
+                for sign in (1, -1):
+                    b = a.copy()
+                    b[idx] += sign * eps * step
+                    if sym and idx[-2] != idx[-1]:
+                        b[idx[:-2] + (idx[-1], idx[-2])] += sign * eps * step
+                    arrays = dict(base)
+                    if isinstance(vals, list):
+                        arrays[slot] = [b if j == k else x for j, x in enumerate(items)]
+                    else:
+                        arrays[slot] = b
+                    out.append(_loss_value(case, op, arrays, ws))
+                g[idx] += step * (out[0] - out[1]) / (2 * eps)
         grads.append(g)
     return grads if isinstance(vals, list) else grads[0]
 
@@ -211,6 +236,8 @@ def test_gradient_finite_difference(case):
         nums = num if isinstance(num, list) else [num]
         for tt, nn in zip(ts, nums):
             got = np.zeros_like(nn) if tt.grad is None else tt.grad._data
+            if s in case.symmetric:         # the projection on symmetric directions
+                got = np.tril(got + np.swapaxes(got, -1, -2)) - np.tril(np.triu(got))
             np.testing.assert_allclose(got, nn, rtol=case.grad_tol, atol=case.grad_tol,
                                        err_msg=f"{case.op}: d/d{s}")
 

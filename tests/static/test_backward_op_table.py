@@ -26,7 +26,16 @@ def _grad_slots(case, op):
     return tuple(s.name for s in op.inputs
                  if s.name in case.inputs and s.name not in op.no_grad_inputs
                  and np.asarray(case.inputs[s.name] if not isinstance(case.inputs[s.name], list)
-                                else case.inputs[s.name][0]).dtype.kind == "f")
+                                else case.inputs[s.name][0]).dtype.kind in "fc")
+
+
+def _weight(rng, a):
+    """A weight of a's shape and dtype; a complex one weighs the real and the
+    imaginary part (the loss is sum Re(conj(w) * out), as the op-table test's)."""
+    w = rng.uniform(0.5, 1.5, np.shape(a))
+    if a.dtype.kind == "c":
+        w = w + 1j * rng.uniform(0.5, 1.5, np.shape(a))
+    return w.astype(a.dtype)
 
 
 def _weights(op, outs, case):
@@ -40,10 +49,17 @@ def _weights(op, outs, case):
         if o is None or not use:
             ws.append(None)
         elif isinstance(o, list):
-            ws.append([rng.uniform(0.5, 1.5, np.shape(x)) .astype(x.dtype) for x in o])
+            ws.append([_weight(rng, x) for x in o])
         else:
-            ws.append(rng.uniform(0.5, 1.5, np.shape(o)).astype(o.dtype))
+            ws.append(_weight(rng, o))
     return ws
+
+
+def _weighted(o, w):
+    """sum Re(conj(w) * o): the loss the weights are the output gradients of."""
+    if paddle.is_complex(w):
+        return paddle.sum(paddle.real(o * paddle.conj(w)))
+    return paddle.sum(o * w)
 
 
 def _pairs(outs, ws):
@@ -119,7 +135,7 @@ def _static_grads(case, op, slots, ws, mode):
             if mode == "gradients":
                 gs = static.gradients(targets, inputs, tgs)
             else:
-                terms = [paddle.sum(o * w) for o, w in zip(targets, tgs)]
+                terms = [_weighted(o, w) for o, w in zip(targets, tgs)]
                 loss = terms[0]
                 for t in terms[1:]:
                     loss = loss + t

@@ -115,6 +115,7 @@ def test_slice_functions():
     np.testing.assert_array_equal(
         paddle.slice(x, [0], [paddle.to_tensor(1)], [2]).numpy(), A[1:2])
     np.testing.assert_array_equal(
+        # an end below -dim going down means Python's (Paddle's kernel would drop row 0)
         paddle.strided_slice(x, [1, 2], [2, 0], [-4, 4], [-1, 3]).numpy(), A[:, 2:-4:-1, 0:4:3])
 
 
