@@ -31,6 +31,27 @@ class _GradMode(threading.local):
 
 
 GRAD = _GradMode()
+# the hot path reads RECORDING[0] first: True while no thread has recording off
+RECORDING = [True]
+_off = [0]
+_off_lock = threading.Lock()
+
+
+def set_recording(flag):
+    """Turn this thread's recording on or off; returns what it was."""
+    prev = GRAD.enabled
+    flag = bool(flag)
+    if flag != prev:
+        with _off_lock:
+            _off[0] += -1 if flag else 1
+            GRAD.enabled = flag
+            RECORDING[0] = _off[0] == 0
+    return prev
+
+
+def recording():
+    """Whether ops record grad nodes in this thread."""
+    return RECORDING[0] or GRAD.enabled
 
 
 # --------------------------------------------------------------- grad nodes
@@ -177,7 +198,7 @@ def run_op(op, ins, attrs=None):
         raise _wrap_error(op, [getattr(t, "_data", None) for t in ins], attrs, e) from e
     if fast is not None and type(outs[0]) is not _ndarray:   # a 0-d result
         outs = (np.asarray(outs[0]),)
-    if req and records and GRAD.enabled:
+    if req and records and (RECORDING[0] or GRAD.enabled):
         node = GradNode(op, attrs, ins, arrays, outs)
         if n_out == 1:
             return (Tensor(outs[0], False, node, 0),)
@@ -242,7 +263,7 @@ def _finish(op, ins, arrays, attrs, entry, req):
         outs = fn(arrays, attrs, None)
     except Exception as e:
         raise _wrap_error(op, arrays, attrs, e) from e
-    if req and GRAD.enabled and op.records_grad:
+    if req and (RECORDING[0] or GRAD.enabled) and op.records_grad:
         node = GradNode(op, attrs, ins, arrays, outs)
         if op.n_outputs == 1 and not op.list_outputs:
             return (Tensor(outs[0], False, node, 0),)

@@ -22,7 +22,7 @@ import numpy as np
 
 from ..ops import OpError
 from ..kernels.transform import transform_inputs
-from .engine import (GRAD, grad_steps, run_op, differentiable_outputs,
+from .engine import (set_recording, recording, grad_steps, run_op, differentiable_outputs,
                      _kernel_for, _wrap_error)
 from .tensor import Tensor, ZeroGrad
 from ..ops import get_op
@@ -33,12 +33,11 @@ class no_grad(contextlib.ContextDecorator):
     """Context manager and decorator: ops record no grad nodes inside."""
 
     def __enter__(self):
-        self._prev = GRAD.enabled
-        GRAD.enabled = False
+        self._prev = set_recording(False)
         return self
 
     def __exit__(self, *exc):
-        GRAD.enabled = self._prev
+        set_recording(self._prev)
         return False
 
     def __call__(self, fn=None):
@@ -53,26 +52,24 @@ class no_grad(contextlib.ContextDecorator):
 
 class enable_grad(no_grad):
     def __enter__(self):
-        self._prev = GRAD.enabled
-        GRAD.enabled = True
+        self._prev = set_recording(True)
         return self
 
 
 class set_grad_enabled:
     def __init__(self, mode):
-        self._prev = GRAD.enabled
-        GRAD.enabled = bool(mode)
+        self._prev = set_recording(mode)
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
-        GRAD.enabled = self._prev
+        set_recording(self._prev)
         return False
 
 
 def is_grad_enabled():
-    return GRAD.enabled
+    return recording()
 
 
 # --------------------------------------------------------------- the walk
@@ -230,8 +227,7 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
         return results
     deps = _count_deps(root_nodes)
     ready = deque(n for n in root_nodes if deps[n] == 0)
-    prev = GRAD.enabled
-    GRAD.enabled = create_graph
+    prev = set_recording(create_graph)
     try:
         simple = not create_graph and capture is None
         while ready:
@@ -246,7 +242,7 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
                 node.released = True
         _flush_leaves(leaves, m, capture, results)
     finally:
-        GRAD.enabled = prev
+        set_recording(prev)
     return results
 
 

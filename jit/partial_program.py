@@ -65,7 +65,7 @@ from .no_value import clone, has_value_flags
 
 __all__ = ["PartialProgram"]
 
-_GRAD = _engine.GRAD
+_recording = _engine.recording
 LOD_TENSOR_ARRAY = VarType.LOD_TENSOR_ARRAY
 _CONFIG = ExecutionConfig()
 
@@ -131,7 +131,7 @@ class PartialProgram:
 
     # ------------------------------------------------------------- calling
     def __call__(self, inputs):
-        if _GRAD.enabled and self.diff_outs and (self.any_input_grad or
+        if _recording() and self.diff_outs and (self.any_input_grad or
                                                     _any_trainable(self.grad_params)):
             return self._call_train(inputs)
         fwd = self._forward or self._plan_forward(inputs)

@@ -50,10 +50,23 @@ class _ThreadMode(threading.local):
 
     def __init__(self):
         self.static = False
-        self.current = _handlers["eager"] or _no_handler   # read by bind (hot path)
+        self.current = _handlers["eager"] or _no_handler
 
 
 _local = _ThreadMode()
+# bind's handler (hot path): the eager one while no thread is static, else the
+# per-thread lookup; so the common all-eager process pays no thread-local read
+_current = [_no_handler]
+_static_threads = [0]
+_count_lock = threading.Lock()
+
+
+def _by_thread(op, inputs, attrs):
+    return _local.current(op, inputs, attrs)
+
+
+def _refresh():
+    _current[0] = _by_thread if _static_threads[0] else (_handlers["eager"] or _no_handler)
 
 
 def set_mode_handler(mode, fn):
@@ -61,11 +74,17 @@ def set_mode_handler(mode, fn):
         raise ValueError(f"unknown mode '{mode}', expected one of {sorted(_handlers)}")
     _handlers[mode] = fn
     _local.current = _handlers["static" if _local.static else "eager"] or _no_handler
+    _refresh()
 
 
 def set_static_mode(flag: bool):
-    _local.static = flag = bool(flag)
-    _local.current = _handlers["static" if flag else "eager"] or _no_handler
+    flag = bool(flag)
+    if flag != _local.static:
+        with _count_lock:
+            _static_threads[0] += 1 if flag else -1
+            _local.static = flag
+            _local.current = _handlers["static" if flag else "eager"] or _no_handler
+            _refresh()
 
 
 def in_static_mode() -> bool:
@@ -78,7 +97,7 @@ def in_dynamic_mode() -> bool:
 
 def bind(op, inputs, attrs=None):
     """Run (eager) or append (static) ``op`` on ``inputs`` with ``attrs``."""
-    return _local.current(op, inputs, attrs)
+    return _current[0](op, inputs, attrs)
 
 
 def bind_in_graph(op, inputs, attrs=None):

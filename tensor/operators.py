@@ -130,11 +130,20 @@ def _complex_common(a, b, operator):
     return _COMPLEX_OF_WIDTH[max(_WIDTH[a], _WIDTH[b])]
 
 
+def _same_eager_dtype(x, y):
+    """Two eager tensors of one dtype (the common case: nothing to promote),
+    told without building public dtype objects."""
+    try:
+        return x._data.dtype is y._data.dtype
+    except AttributeError:
+        return False
+
+
 def promote_complex(x, y):
     """``(x, y)`` cast to one complex dtype when one is complex and the other a
     float or complex tensor of another dtype (rule 6, as paddle.divide and
     paddle.matmul do); anything else as it is."""
-    if not (hasattr(x, "dtype") and hasattr(y, "dtype")):
+    if _same_eager_dtype(x, y) or not (hasattr(x, "dtype") and hasattr(y, "dtype")):
         return x, y
     a, b = _np(x), _np(y)
     if a != b:
@@ -150,7 +159,7 @@ def promote_floats(x, y):
     Paddle 2.6 does for ``+ - *`` and for paddle.add/subtract/multiply), and a
     complex one meeting a float one promoted (``promote_complex``).  What is
     not a tensor is left to the op, which refuses it (ValueError, as Paddle)."""
-    if not (hasattr(x, "dtype") and hasattr(y, "dtype")):
+    if _same_eager_dtype(x, y) or not (hasattr(x, "dtype") and hasattr(y, "dtype")):
         return x, y
     a, b = _np(x), _np(y)
     if a != b and (a.kind == "c" or b.kind == "c"):
