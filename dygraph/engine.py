@@ -55,10 +55,33 @@ def recording():
 
 
 # --------------------------------------------------------------- grad nodes
+# In-place writes move a tensor to a new autograd position (its write's node);
+# ops recorded before the write read the old one.  Each node remembers how many
+# writes had happened when it was recorded (EPOCH), and a written tensor keeps
+# its earlier positions (``Tensor._history``: (epoch, node, slot, stop_gradient)).
+EPOCH = [0]
+
+
+def rebound(x, node, slot, stop_gradient):
+    """Record that ``x`` leaves its autograd position for (node, slot)."""
+    entry = (EPOCH[0], x._node, x._slot, x.stop_gradient)
+    EPOCH[0] += 1
+    x._history = (x._history or ()) + (entry,)
+    x._node, x._slot, x.stop_gradient = node, slot, stop_gradient
+
+
+def position(x, consumer):
+    """``(node, slot, stop_gradient)`` of input ``x`` as ``consumer`` read it."""
+    for epoch, node, slot, sg in x._history:
+        if consumer.epoch <= epoch:
+            return node, slot, sg
+    return x._node, x._slot, x.stop_gradient
+
+
 class GradNode:
     """What the backward of one op call needs: the op, its attrs, the input
     tensors (edges to producers/leaves), and the forward arrays."""
-    __slots__ = ("op", "attrs", "ins", "arrays", "outs", "hooks", "released")
+    __slots__ = ("op", "attrs", "ins", "arrays", "outs", "hooks", "released", "epoch")
 
     def __init__(self, op, attrs, ins, arrays, outs):
         self.op = op
@@ -68,6 +91,7 @@ class GradNode:
         self.outs = outs
         self.hooks = None
         self.released = False
+        self.epoch = EPOCH[0]
 
     def output_hooks(self, slot):
         if self.hooks is None:

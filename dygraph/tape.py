@@ -22,7 +22,7 @@ import numpy as np
 
 from ..ops import OpError
 from ..kernels.transform import transform_inputs
-from .engine import (set_recording, recording, grad_steps, run_op, differentiable_outputs,
+from .engine import (set_recording, recording, position, grad_steps, run_op, differentiable_outputs,
                      _kernel_for, _wrap_error)
 from .tensor import Tensor, ZeroGrad
 from ..ops import get_op
@@ -73,17 +73,32 @@ def is_grad_enabled():
 
 
 # --------------------------------------------------------------- the walk
+def _producer(x, node):
+    """The node that produced input ``x`` of ``node`` as ``node`` read it (None: a
+    leaf, or no gradient), through earlier in-place writes into ``x``."""
+    if x._history is None:
+        return None if x.stop_gradient else x._node
+    p, _, sg = position(x, node)
+    return None if sg else p
+
+
 def _edges(node):
-    """Input tensors of a node that carry gradient to another node."""
+    """Producer nodes of a node's inputs that carry gradient (one per edge)."""
     for t in node.ins:
         if t is None:
             continue
         if type(t) is list:
             for x in t:
-                if not x.stop_gradient and x._node is not None:
-                    yield x
-        elif not t.stop_gradient and t._node is not None:
-            yield t
+                p = _producer(x, node)
+                if p is not None:
+                    yield p
+        elif t._history is None:
+            if not t.stop_gradient and t._node is not None:
+                yield t._node
+        else:
+            p = _producer(t, node)
+            if p is not None:
+                yield p
 
 
 def _count_deps(roots):
@@ -98,8 +113,7 @@ def _count_deps(roots):
             raise RuntimeError(
                 f"trying to run backward through the graph a second time (node of op "
                 f"'{node.op.type}' was freed); pass retain_graph=True to the first backward")
-        for t in _edges(node):
-            p = t._node
+        for p in _edges(node):
             deps[p] = deps.get(p, 0) + 1
             if id(p) not in seen:
                 seen.add(id(p))
@@ -307,10 +321,13 @@ def _run_node(node, gouts, m, pending, deps, ready, capture, results, leaves):
             continue
         gi = in_grads[i] if in_grads is not None else None
         for k, x in enumerate(t) if type(t) is list else ((-1, t),):
-            if x.stop_gradient:
+            if x._history is None:
+                p, sl, sg = x._node, x._slot, x.stop_gradient
+            else:
+                p, sl, sg = position(x, node)
+            if sg:
                 continue
             g = gi if k < 0 or gi is None else gi[k]
-            p = x._node
             if p is None:
                 if g is not None:
                     _deliver_leaf(x, g, m, leaves)
@@ -319,7 +336,6 @@ def _run_node(node, gouts, m, pending, deps, ready, capture, results, leaves):
                 slots = pending.get(p)
                 if slots is None:
                     slots = pending[p] = [None] * p.op.n_outputs
-                sl = x._slot
                 if type(sl) is int:
                     slots[sl] = g if slots[sl] is None else m.add(slots[sl], g)
                 else:
@@ -365,10 +381,17 @@ def _run_simple_node(node, g, pending, deps, ready, leaves):
             if n and o is not None:
                 ins_grads[d] = o
     for i, x in enumerate(node.ins):
-        if x is None or x.stop_gradient:
+        if x is None:
             continue
+        if x._history is None:
+            if x.stop_gradient:
+                continue
+            p, sl = x._node, x._slot
+        else:
+            p, sl, sg = position(x, node)
+            if sg:
+                continue
         gi = ins_grads[i] if ins_grads is not None else None
-        p = x._node
         if p is None:
             if gi is not None:
                 _deliver_leaf(x, gi, _ArrayMath, leaves)
@@ -377,7 +400,6 @@ def _run_simple_node(node, g, pending, deps, ready, leaves):
             slots = pending.get(p)
             if slots is None:
                 pending[p] = slots = [None] * p.op.n_outputs
-            sl = x._slot
             if type(sl) is not int:
                 _add_slot(slots, sl, gi, _ArrayMath, p)
             else:

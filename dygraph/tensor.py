@@ -29,7 +29,7 @@ class Tensor:
     gradients.
     """
     __slots__ = ("_data", "stop_gradient", "_node", "_slot", "_grad", "_name",
-                 "_hooks", "persistable", "_version", "__weakref__")
+                 "_hooks", "persistable", "_version", "_history", "__weakref__")
 
     def __init__(self, data, stop_gradient=True, node=None, slot=0, name=None):
         self._data = data
@@ -40,6 +40,7 @@ class Tensor:
         self._name = name
         self._hooks = None
         self.persistable = False
+        self._history = None     # autograd positions before in-place writes (engine.rebound)
 
     # ------------------------------------------------------------- data
     @property

@@ -23,6 +23,7 @@ import numbers
 import numpy as np
 
 from ..dygraph.tensor import Tensor
+from ..dygraph.engine import rebound
 from ..dygraph.tape import is_grad_enabled
 from ..ops import bind, get_op, OpError
 from ..ops.defs.indexing import BIG
@@ -55,7 +56,7 @@ def rebind(x, out, keep_grad=False):
     x._data = out._data
     x._bump_inplace_version()
     if out._node is not None and not keep_grad:
-        x._node, x._slot, x.stop_gradient = out._node, out._slot, False
+        rebound(x, out._node, out._slot, False)   # earlier readers keep x's old position
     return x
 
 
