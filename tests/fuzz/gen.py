@@ -69,7 +69,7 @@ REDUCE = ("{0}.sum()", "{0}.mean()", "paddle.max({0})", "paddle.min({0})", "padd
 MATMUL_1D = True
 # Defaults of the Config switches for constructs that hit known sampan bugs (each described
 # where it is used): off in CI until the bug is fixed, on in `--flags` campaigns.
-SETITEM_READ = False       # `t[1:] = t[1:] * 0.5`: a tensor read before an item write into it
+SETITEM_READ = True        # `t[1:] = t[1:] * 0.5`: a tensor read before an item write (G2, fixed)
 INT_LEFT_GRAD = True       # `k * x` (int tensor on the left of a float one), in float results (G3, fixed)
 SECOND_ORDER_P = 0.15      # share of programs with second-order gradients checked
 # Ops without double-grad rules (eager or static) stay out of second-order programs.
