@@ -28,9 +28,9 @@ def create_state(name, shape, dtype, value):
     return t
 
 
-def update(op_type, inputs, target):
+def update(op_type, inputs, target, attrs=None):
     op = get_op(op_type)
-    return bind(op, tuple(inputs.get(s.name) for s in op.inputs))[0]
+    return bind(op, tuple(inputs.get(s.name) for s in op.inputs), attrs)[0]
 
 
 def new_array(dtype):

@@ -43,9 +43,11 @@ class no_grad(contextlib.ContextDecorator):
     def __call__(self, fn=None):
         if fn is None:   # paddle.no_grad() used as a decorator factory
             return self
+        mode = type(self)       # enable_grad()(fn) must enable, not disable
+
         @functools.wraps(fn)
         def wrapper(*a, **k):
-            with no_grad():
+            with mode():
                 return fn(*a, **k)
         return wrapper
 

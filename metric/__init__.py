@@ -2,8 +2,9 @@
 ``topk`` and the ``accuracy`` op as Paddle builds it."""
 from ..ops import bind, get_op
 from .. import tensor as T
+from .metrics import Metric, Accuracy, Precision, Recall, Auc  # noqa: F401
 
-__all__ = ["accuracy"]
+__all__ = ["Metric", "Accuracy", "Precision", "Recall", "Auc", "accuracy"]
 
 _ACCURACY = get_op("accuracy")
 

@@ -128,6 +128,9 @@ def make_parameter(owner, shape, attr=None, dtype=None, is_bias=False,
             attr._set_default_param_initializer()
     else:
         attr._set_default_initializer(default_initializer)
+    build = getattr(attr, "_create_weight_normalize", None)   # static.WeightNormParamAttr
+    if build is not None:
+        return build(owner, shape, dtype)
     return _ops.create_parameter(attr, shape, dtype)
 
 

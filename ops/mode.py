@@ -161,12 +161,15 @@ def create_state(name, shape, dtype, value):
     return _action("create_state")(name, shape, dtype, value)
 
 
-def update(op_type, inputs, target):
-    """``op_type`` on ``inputs`` ({slot: value or list}) as an update of
-    ``target``: eagerly its result is a new tensor and ``target`` keeps its
-    value; in a Program the op writes ``target`` (Paddle's static optimizer
-    and clip passes update gradients in place).  Returns the updated value."""
-    return _action("update")(op_type, inputs, target)
+def update(op_type, inputs, target, attrs=None):
+    """``op_type`` on ``inputs`` ({slot: value or list}; ``attrs``: the op's
+    attributes) as an update of ``target``: eagerly its result is a new tensor
+    and ``target`` keeps its value; in a Program the op writes ``target``
+    (Paddle's static optimizer and clip passes update gradients in place).
+    Returns the updated value."""
+    if attrs is None:
+        return _action("update")(op_type, inputs, target)
+    return _action("update")(op_type, inputs, target, attrs)
 
 
 def new_array(dtype):

@@ -50,10 +50,10 @@ def create_state(name, shape, dtype, value):
     return v
 
 
-def update(op_type, inputs, target):
+def update(op_type, inputs, target, attrs=None):
     append_op(default_main_program().current_block(), op_type,
               {k: v if isinstance(v, list) else [v] for k, v in inputs.items()},
-              {"Out": [target]})
+              {"Out": [target]}, attrs)
     return target
 
 

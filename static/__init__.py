@@ -15,6 +15,14 @@ from ..save_load.inference_model import save_inference_model, load_inference_mod
 from ..save_load.static_io import save, load, load_program_state, set_program_state
 from . import nn
 from .nn.control_flow import Print
+from .nn.extra import py_func
+from ..nn.param_attr import create_parameter
+from .io import (normalize_program, serialize_program, deserialize_program,
+                 serialize_persistables, deserialize_persistables, save_to_file,
+                 load_from_file)
+from .extras import (create_global_var, device_guard, accuracy, xpu_places,
+                     IpuCompiledProgram, IpuStrategy, ipu_shard_guard, set_ipu_shard,
+                     WeightNormParamAttr, ExponentialMovingAverage, auc)
 
 
 def cpu_places(device_count=None):
@@ -34,4 +42,9 @@ __all__ = ["Program", "Block", "Operator", "Variable", "Parameter", "default_mai
            "Executor", "global_scope", "scope_guard", "Scope", "cpu_places", "cuda_places",
            "CPUPlace", "CUDAPlace", "append_backward", "gradients", "save_inference_model",
            "load_inference_model", "save", "load", "load_program_state", "set_program_state",
-           "Print"]
+           "Print", "create_parameter", "normalize_program", "serialize_program",
+           "deserialize_program", "serialize_persistables", "deserialize_persistables",
+           "save_to_file", "load_from_file", "create_global_var", "device_guard", "accuracy",
+           "xpu_places", "IpuCompiledProgram", "IpuStrategy", "ipu_shard_guard",
+           "set_ipu_shard", "py_func", "WeightNormParamAttr",
+           "ExponentialMovingAverage", "auc"]

@@ -7,7 +7,8 @@ from .initializer import (Initializer, calculate_gain, set_global_initializer,  
 from .common import Constant, Uniform, Normal, TruncatedNormal, Assign  # noqa: F401
 from .fan import (XavierNormal, XavierUniform, KaimingNormal, KaimingUniform,  # noqa: F401
                   XavierInitializer, MSRAInitializer)
+from .extra import Orthogonal, Dirac, Bilinear  # noqa: F401
 
 __all__ = ["Initializer", "Constant", "Uniform", "Normal", "TruncatedNormal", "Assign",
            "XavierNormal", "XavierUniform", "KaimingNormal", "KaimingUniform",
-           "calculate_gain", "set_global_initializer"]
+           "Orthogonal", "Dirac", "Bilinear", "calculate_gain", "set_global_initializer"]

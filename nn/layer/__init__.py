@@ -4,7 +4,7 @@ from ``sampan.nn``."""
 import importlib
 
 _MODULES = ("layers", "container", "common", "conv", "pooling", "norm", "activation",
-            "loss", "transformer")
+            "loss", "loss_extra", "transformer", "extra")
 
 __all__ = []
 for _m in _MODULES:

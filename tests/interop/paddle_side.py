@@ -234,7 +234,40 @@ def state_dicts(paddle, job, results_dir):
     return {"saved": saved, "loaded": loaded}
 
 
-KINDS = {"run_model": run_model, "seed_program": seed_program, "grad_slots": grad_slots,
+def static_io(paddle, job, results_dir):
+    """``paddle.static`` in-memory I/O: Paddle's serialize_program/_persistables bytes of
+    an fc model (and its output), and Paddle running sampan's bytes through
+    deserialize_program/_persistables."""
+    paddle.enable_static()
+    try:
+        x_val = np.load(job["inputs"])["x"]
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            x = paddle.static.data("x", [None, x_val.shape[1]], "float32")
+            y = paddle.static.nn.fc(x, 4, activation="tanh")
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        exe.run(startup)
+        (want,) = exe.run(main, feed={"x": x_val}, fetch_list=[y])
+        prog_path = os.path.join(results_dir, "paddle.program")
+        params_path = os.path.join(results_dir, "paddle.params")
+        paddle.static.save_to_file(prog_path, paddle.static.serialize_program([x], [y],
+                                                                              program=main))
+        paddle.static.save_to_file(params_path, paddle.static.serialize_persistables(
+            [x], [y], exe, program=main))
+        np.save(os.path.join(results_dir, "paddle.out.npy"), want)
+        prog = paddle.static.deserialize_program(paddle.static.load_from_file(job["program"]))
+        with paddle.static.scope_guard(paddle.static.Scope()):
+            paddle.static.deserialize_persistables(
+                prog, paddle.static.load_from_file(job["params"]), exe)
+            fetch = [op.input("X")[0] for op in prog.global_block().ops if op.type == "fetch"]
+            (got,) = exe.run(prog, feed={"x": x_val}, fetch_list=fetch)
+        np.save(os.path.join(results_dir, "sampan_in_paddle.out.npy"), got)
+        return {"program": prog_path, "params": params_path}
+    finally:
+        paddle.disable_static()
+
+
+KINDS = {"run_model": run_model, "static_io": static_io, "seed_program": seed_program, "grad_slots": grad_slots,
          "state_dicts": state_dicts}
 
 
