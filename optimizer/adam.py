@@ -26,6 +26,23 @@ def _check_betas(cls, beta1, beta2, epsilon):
         raise ValueError(f"{cls}: invalid value of epsilon {epsilon}, expect epsilon >= 0.")
 
 
+def create_moments(opt, params, hp):
+    """Adam's accumulators (Lamb's too): moment1, moment2 like the parameter, and
+    beta1_pow_acc / beta2_pow_acc of shape [1] starting at beta1 / beta2; with
+    multi_precision they belong to the float32 master weight (Paddle)."""
+    b1, b2 = hp["beta1"], hp["beta2"]
+    for p in params:
+        target = opt._create_master_weight(p) if opt._use_master(p) else p
+        dt = _dtype_of(target)
+        dt = _FP32 if dt == _FP16 else dt
+        opt._add_accumulator(opt._moment1_acc_str, target, dtype=dt)
+        opt._add_accumulator(opt._moment2_acc_str, target, dtype=dt)
+        opt._add_accumulator(opt._beta1_pow_acc_str, target, dtype=dt, shape=[1],
+                             fill_value=0.9 if isinstance(b1, Tensor) else b1)
+        opt._add_accumulator(opt._beta2_pow_acc_str, target, dtype=dt, shape=[1],
+                             fill_value=0.999 if isinstance(b2, Tensor) else b2)
+
+
 class Adam(Optimizer):
     type = "adam"
     _op = _ADAM
@@ -51,18 +68,7 @@ class Adam(Optimizer):
 
     # ------------------------------------------------------------- state
     def _create_accumulators(self, params, hp):
-        b1, b2 = hp["beta1"], hp["beta2"]
-        for p in params:
-            # with multi_precision the moments belong to the float32 master (Paddle)
-            target = self._create_master_weight(p) if self._use_master(p) else p
-            dt = _dtype_of(target)
-            dt = _FP32 if dt == _FP16 else dt
-            self._add_accumulator(self._moment1_acc_str, target, dtype=dt)
-            self._add_accumulator(self._moment2_acc_str, target, dtype=dt)
-            self._add_accumulator(self._beta1_pow_acc_str, target, dtype=dt, shape=[1],
-                                  fill_value=0.9 if isinstance(b1, Tensor) else b1)
-            self._add_accumulator(self._beta2_pow_acc_str, target, dtype=dt, shape=[1],
-                                  fill_value=0.999 if isinstance(b2, Tensor) else b2)
+        create_moments(self, params, hp)
 
     def _op_attrs(self, hp):
         attrs = {"lazy_mode": hp["lazy_mode"], "multi_precision": False}

@@ -3,15 +3,11 @@ adaptive Adam with decoupled weight decay ``lamb_weight_decay``, 0 for the
 parameters ``exclude_from_weight_decay_fn`` selects); accumulators moment1,
 moment2, beta1_pow_acc, beta2_pow_acc as Adam's.  The optimizer's own
 ``weight_decay`` regularization is not used (Paddle passes None)."""
-import numpy as np
-
-from ..dygraph import Tensor
 from ..ops import get_op
-from .optimizer import Optimizer, _dtype_of
+from .adam import create_moments
+from .optimizer import Optimizer
 
 _LAMB = get_op("lamb")
-_FP16 = np.dtype("float16")
-_FP32 = np.dtype("float32")
 
 
 class Lamb(Optimizer):
@@ -42,17 +38,7 @@ class Lamb(Optimizer):
                 "exclude_from_weight_decay_fn": self._exclude_from_weight_decay_fn}
 
     def _create_accumulators(self, params, hp):
-        b1, b2 = hp["beta1"], hp["beta2"]
-        for p in params:
-            target = self._create_master_weight(p) if self._use_master(p) else p
-            dt = _dtype_of(target)
-            dt = _FP32 if dt == _FP16 else dt
-            self._add_accumulator(self._moment1_acc_str, target, dtype=dt)
-            self._add_accumulator(self._moment2_acc_str, target, dtype=dt)
-            self._add_accumulator(self._beta1_pow_acc_str, target, dtype=dt, shape=[1],
-                                  fill_value=0.9 if isinstance(b1, Tensor) else b1)
-            self._add_accumulator(self._beta2_pow_acc_str, target, dtype=dt, shape=[1],
-                                  fill_value=0.999 if isinstance(b2, Tensor) else b2)
+        create_moments(self, params, hp)
 
     def _op_attrs(self, hp):
         return {"beta1": float(hp["beta1"]), "beta2": float(hp["beta2"]),

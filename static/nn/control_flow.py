@@ -22,10 +22,10 @@ Python loop, as Paddle's dygraph does.
 """
 import numpy as np
 
-from ...ops import get_op, bind, Meta, name_key, is_graph_value as is_static, set_mode_action
+from ...ops import get_op, bind, name_key, is_graph_value as is_static, set_mode_action
 from ...utils import unique_name
 from ...tensor import logic as _logic, math as _math, creation as _creation
-from ...program.program_guard import default_main_program, current_name_scope
+from ...program.program_guard import default_main_program
 from ...program.static_mode import append_op
 from ...program.variable import VarType
 from . import nest
