@@ -9,10 +9,10 @@ import pytest
 import sampan as paddle
 from sampan.static import InputSpec
 
-from . import harness
+from . import fn_models
 
 L = paddle.linalg
-MODES = ["inference", "jit_load"]
+MODES = fn_models.MODES
 
 
 def _factors(x, y):
@@ -58,20 +58,6 @@ NO_PREDICTOR = {"eig"}
 SPEC = [InputSpec([3, 3], "float32", "x"), InputSpec([3, 2], "float32", "y")]
 
 
-class _Model(paddle.nn.Layer):
-    """One of the functions above after a learned scale (Paddle's predictor
-    wants a model with parameters)."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-        self.scale = self.create_parameter(
-            [1], default_initializer=paddle.nn.initializer.Constant(1.5))
-
-    def forward(self, x, y):
-        return self.fn(x * self.scale, y)
-
-
 def _inputs():
     rng = np.random.RandomState(7)
     return {"x": (rng.uniform(-1, 1, (3, 3)) + 2 * np.eye(3)).astype("float32"),
@@ -81,21 +67,7 @@ def _inputs():
 @pytest.fixture(scope="module")
 def batch(paddle_side, tmp_path_factory):
     workdir = tmp_path_factory.mktemp("interop_linalg")
-    feeds = _inputs()
-    inputs = str(workdir / "inputs.npz")
-    np.savez(inputs, **feeds)
-    expected, jobs = {}, []
-    for name, fn in MODELS.items():
-        model = _Model(fn)
-        model.eval()
-        outs = model(*[paddle.to_tensor(feeds[k]) for k in ("x", "y")])
-        outs = outs if isinstance(outs, (tuple, list)) else [outs]
-        expected[name] = [o.numpy() for o in outs]
-        prefix = str(workdir / name / "model")
-        paddle.jit.save(paddle.jit.to_static(model, input_spec=SPEC), prefix)
-        jobs.append({"id": name, "kind": "run_model", "prefix": prefix, "inputs": inputs,
-                     "modes": MODES})
-    return str(workdir), expected, paddle_side.run(jobs, workdir)
+    return fn_models.save_and_run(paddle_side, workdir, MODELS, _inputs(), SPEC)
 
 
 @pytest.mark.parametrize("mode", MODES)
@@ -103,13 +75,4 @@ def batch(paddle_side, tmp_path_factory):
 def test_linalg_program_runs_in_real_paddle(name, mode, batch):
     if mode == "inference" and name in NO_PREDICTOR:
         pytest.skip("Paddle's predictor has no complex outputs")
-    workdir, expected, results = batch
-    failure = harness.mode_failure(results, name, mode)
-    assert failure is None, f"real Paddle ({mode}) failed on sampan's {name} model:\n{failure}"
-    got = harness.job_outputs(workdir, name, mode)
-    want = expected[name]
-    assert len(got) == len(want)
-    for i, (g, w) in enumerate(zip(got, want)):
-        assert g.dtype == w.dtype and g.shape == w.shape, \
-            f"output {i}: paddle {g.dtype}{g.shape}, sampan {w.dtype}{w.shape}"
-        np.testing.assert_allclose(g, w, rtol=2e-4, atol=2e-4, err_msg=f"{name} output {i}")
+    fn_models.check(batch, name, mode)

@@ -16,9 +16,9 @@ import pytest
 import sampan as paddle
 from sampan.static import InputSpec
 
-from . import harness
+from . import fn_models
 
-MODES = ["inference", "jit_load"]
+MODES = fn_models.MODES
 
 
 def _special(x, y):
@@ -61,20 +61,6 @@ ONLY = {"lcm": ["jit_load"]}
 SPEC = [InputSpec([4, 4], "float32", "x"), InputSpec([4, 4], "float32", "y")]
 
 
-class _Model(paddle.nn.Layer):
-    """One of the functions above after a learned scale (Paddle's predictor
-    wants a model with parameters)."""
-
-    def __init__(self, fn):
-        super().__init__()
-        self.fn = fn
-        self.scale = self.create_parameter(
-            [1], default_initializer=paddle.nn.initializer.Constant(1.25))
-
-    def forward(self, x, y):
-        return self.fn(x * self.scale, y)
-
-
 def _inputs():
     rng = np.random.RandomState(13)
     return {"x": rng.uniform(-0.7, 0.7, (4, 4)).astype("float32"),
@@ -84,31 +70,9 @@ def _inputs():
 @pytest.fixture(scope="module")
 def batch(paddle_side, tmp_path_factory):
     workdir = tmp_path_factory.mktemp("interop_math_extra")
-    feeds = _inputs()
-    inputs = str(workdir / "inputs.npz")
-    np.savez(inputs, **feeds)
-    expected, jobs = {}, []
-    for name, fn in MODELS.items():
-        model = _Model(fn)
-        model.eval()
-        outs = model(*[paddle.to_tensor(feeds[k]) for k in ("x", "y")])
-        expected[name] = [o.numpy() for o in outs]
-        prefix = str(workdir / name / "model")
-        paddle.jit.save(paddle.jit.to_static(model, input_spec=SPEC), prefix)
-        jobs.append({"id": name, "kind": "run_model", "prefix": prefix, "inputs": inputs,
-                     "modes": ONLY.get(name, MODES)})
-    return str(workdir), expected, paddle_side.run(jobs, workdir)
+    return fn_models.save_and_run(paddle_side, workdir, MODELS, _inputs(), SPEC, ONLY)
 
 
 @pytest.mark.parametrize("name,mode", [(n, m) for n in MODELS for m in ONLY.get(n, MODES)])
 def test_math_extra_program_runs_in_real_paddle(name, mode, batch):
-    workdir, expected, results = batch
-    failure = harness.mode_failure(results, name, mode)
-    assert failure is None, f"real Paddle ({mode}) failed on sampan's {name} model:\n{failure}"
-    got = harness.job_outputs(workdir, name, mode)
-    want = expected[name]
-    assert len(got) == len(want)
-    for i, (g, w) in enumerate(zip(got, want)):
-        assert g.dtype == w.dtype and g.shape == w.shape, \
-            f"output {i}: paddle {g.dtype}{g.shape}, sampan {w.dtype}{w.shape}"
-        np.testing.assert_allclose(g, w, rtol=2e-4, atol=2e-4, err_msg=f"{name} output {i}")
+    fn_models.check(batch, name, mode)
