@@ -8,7 +8,8 @@ in an in-process registry indexed by id (as Paddle's ``PyFuncRegistry``), so a
 program holding ``py_func`` runs only in the process that built it.  The
 function gets numpy arrays and returns arrays (or a list/tuple of them, or None);
 each result is cast to its output variable's dtype and must have its shape
-(-1 dims free).  Its gradient op is sampan's ``py_func_grad``: the backward
+(-1 dims free).  The ops are declared in ops/defs/py_func.py.  Its gradient op is
+sampan's ``py_func_grad``: the backward
 callable gets the forward inputs, the forward outputs and the outputs'
 gradients, in that order, less the variables named in
 ``skip_vars_in_backward_input``, and returns one gradient per forward input
@@ -16,8 +17,7 @@ gradients, in that order, less the variables named in
 """
 import numpy as np
 
-from ...ops import GradOp, OpError, get_op, has_op, in_static_mode, is_graph_value
-from ...ops.declare import defop
+from ...ops import OpError, get_op, in_static_mode, is_graph_value
 from ...ops.registry import GRAD_SUFFIX
 from ...executor.plan import register_op_runner
 from ...program.program_guard import default_main_program
@@ -32,8 +32,6 @@ __all__ = ["py_func", "sequence_concat", "sequence_conv", "sequence_enumerate",
 _CALLABLES = []       # id -> callable (Paddle's PyFuncRegistry)
 _IDS = {}             # id(callable) -> registry id (one entry per callable)
 
-_ATTRS = (("forward_callable_id", "INT", -1), ("backward_callable_id", "INT", -1),
-          ("backward_skip_vars", "STRINGS", []))
 
 
 def _register(fn):
@@ -54,23 +52,6 @@ def _callable(idx, what):
         raise OpError(f"py_func: {what} callable id {idx} is not registered in this process "
                       f"(a py_func program runs only where its functions were given)")
     return _CALLABLES[idx]
-
-
-def _py_func_grad(attrs):
-    if attrs.get("backward_callable_id", -1) < 0:
-        return ()
-    return (GradOp("py_func_grad", {"X": "X", "Out": "Out", "Out@GRAD": "Out@GRAD"},
-                   {"X@GRAD": "X@GRAD"},
-                   attrs=lambda a: {"forward_callable_id": a["backward_callable_id"],
-                                    "backward_callable_id": -1,
-                                    "backward_skip_vars": list(a["backward_skip_vars"])}),)
-
-
-if not has_op("py_func"):
-    defop("py_func", ("X*?",), ("Out*?",), _ATTRS, infer=lambda metas, attrs: (),
-          grad=_py_func_grad, side_effect=True)
-    defop("py_func_grad", ("X*?", "Out*?", "Out@GRAD*?"), ("X@GRAD*?",), _ATTRS,
-          side_effect=True)
 
 
 def _results(res, n, where):
@@ -223,9 +204,6 @@ def bilinear_tensor_product(x, y, size, act=None, name=None, param_attr=None, bi
     op, then ``act``."""
     from ...ops import bind
     from .common import _owner, _param, _act, _dtype
-    if not has_op("bilinear_tensor_product"):
-        raise NotImplementedError("bilinear_tensor_product: this sampan build has no "
-                                  "bilinear_tensor_product op")
     dt = _dtype(x)
     with _owner("bilinear_tensor_product", name) as owner:
         w = _param(owner, [size, x.shape[1], y.shape[1]], param_attr, dt)
