@@ -80,6 +80,8 @@ def known_before(plan, idx):
     if idx in _written_so_far(plan):
         return True
     name = plan.names[idx]
+    if name in plan.feed_names:       # fed by the caller (a program without feed ops)
+        return True
     if plan.block.parent_idx >= 0 and name not in plan.block.vars:
         return True
     return name in _feed_targets(plan.block)

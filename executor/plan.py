@@ -52,18 +52,21 @@ class Plan:
         self.block = block
         self.backend = backend
         self.names, self.index, self.vars = [], {}, []
-        holder_feeds, holder_fetches = [], []
+        holder_feeds = [op.output("Out")[0] for op in block.ops
+                        if HOLDERS.get(op.type) == "feed"]
+        # known before the instructions are made: control-flow runners ask it
+        self.feed_names = tuple(dict.fromkeys(list(feed_names) + holder_feeds))
+        holder_fetches = []
         self.instrs = []
         for pos, op in enumerate(block.ops):
             role = HOLDERS.get(op.type)
             if role == "feed":
-                holder_feeds.append(op.output("Out")[0])
-            elif role == "fetch":
+                continue
+            if role == "fetch":
                 holder_fetches.append((op.attr("col") if op.has_attr("col") else 0,
                                        op.input("X")[0]))
             else:
                 self.instrs.append(self._instr(op, len(self.instrs), pos))
-        self.feed_names = tuple(dict.fromkeys(list(feed_names) + holder_feeds))
         if not fetch_names:
             fetch_names = [n for _, n in sorted(holder_fetches)]
         self.fetch_names = tuple(fetch_names)
