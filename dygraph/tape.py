@@ -25,10 +25,12 @@ from ..kernels.transform import transform_inputs
 from .engine import (set_recording, recording, position, grad_steps, run_op, differentiable_outputs,
                      _kernel_for, _wrap_error)
 from .tensor import Tensor, ZeroGrad
-from ..ops import get_op
+from ..ops import get_op, set_grad_query
 
 
 # --------------------------------------------------------------- grad mode
+set_grad_query(recording)
+
 class no_grad(contextlib.ContextDecorator):
     """Context manager and decorator: ops record no grad nodes inside."""
 

@@ -16,6 +16,7 @@
    outputs, Python values are kept as constants of the result structure.
 """
 from ..dygraph.tensor import Tensor
+from ..dygraph.engine import set_recording
 from ..program.framework import Program
 from ..program.program_guard import building
 from ..program.data import data
@@ -72,6 +73,17 @@ def trace(function, instance, signature, key, inputs, args, kwargs):
     Variables standing for the tensors of ``args``/``kwargs``, whose
     ``signature.flatten`` gave ``key`` and ``inputs``."""
     program, startup = Program(), Program()
+    # the program is the same whatever the caller's grad mode (a call under
+    # no_grad runs it without a backward; only the user's own no_grad stops one)
+    recording = set_recording(True)
+    try:
+        return _trace(program, startup, function, instance, signature, key, inputs,
+                      args, kwargs)
+    finally:
+        set_recording(recording)
+
+
+def _trace(program, startup, function, instance, signature, key, inputs, args, kwargs):
     with building(program, startup), unique_name.guard():
         feeds = []
         for name, leaf in signature.feeds(key, inputs):

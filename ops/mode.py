@@ -127,6 +127,21 @@ def constant(array, stop_gradient=True, dtype=None):
 
 
 # ----------------------------------------------------------------- the other actions
+# grad mode (``no_grad``) is kept by the tape; a Program built under it marks
+# the outputs of its ops stop_gradient, so no gradient flows through them in
+# either mode.  The tape installs the query.
+_grad_query = [lambda: True]
+
+
+def set_grad_query(fn):
+    _grad_query[0] = fn
+
+
+def grad_enabled():
+    """Whether ops record gradients now (False inside ``no_grad``)."""
+    return _grad_query[0]()
+
+
 _actions = {"eager": {}, "static": {}}
 ACTIONS = ("create_parameter", "create_state", "update", "new_array", "name_key",
            "op_role", "name_scope", "for_each_pair", "call_static_function", "while_loop")

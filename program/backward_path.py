@@ -104,7 +104,7 @@ def find_path(ops, targets, sources, no_grad, lookup, builders, trust=False):
                 seen.add(n)
                 if leaf_source(n):
                     carry.add(n)
-        active = any(n in carry for n in op.input_arg_names)
+        active = not op.no_grad and any(n in carry for n in op.input_arg_names)
         outs = op._outputs
         diff = _diff_slots(op, builders) if active else ()
         rule = _has_rule(op, builders)

@@ -27,9 +27,12 @@ class Operator:
     # What the op stands for in the user's code, kept in memory only (a clone
     # copies it, the desc does not hold it): the Location where it was built
     # (location.py), and for an assert op standing for the user's own raise,
-    # the exception the run raises in this process (to_static sets it).
+    # the exception the run raises in this process (to_static sets it); and
+    # whether it was built under ``no_grad`` (no gradient flows through it, as
+    # eagerly: a backward pass leaves it out).
     location = None
     python_error = None
+    no_grad = False
 
     def __init__(self, block, desc, type=None, inputs=None, outputs=None, attrs=None):
         self.block = block
@@ -221,6 +224,8 @@ class Operator:
             self.location = other.location
         if other.python_error is not None:
             self.python_error = other.python_error
+        if other.no_grad:
+            self.no_grad = True
 
     @property
     def source(self):

@@ -27,7 +27,7 @@ import contextlib
 import functools
 
 from ..ops.errors import NOT_FOUND
-from ..ops import (OpError, kind_of, Meta, get_op, set_mode_handler, set_static_mode,
+from ..ops import (OpError, kind_of, Meta, get_op, set_mode_handler, set_static_mode, grad_enabled,
                    set_constant_handler, is_graph_value)
 from ..utils import unique_name
 from . import attrs as A
@@ -236,12 +236,15 @@ def append_static_op(op, ins, attrs):
     metas = [None if v is None else [_meta(x) for x in v] if isinstance(v, list) else _meta(v)
              for v in in_vars]
     outs = _outputs(op, block, in_vars, _infer(op, in_vars, metas, full))
-    stop = not op.differentiable or all(v.stop_gradient for v in _flat(in_vars))
+    no_grad = not grad_enabled()
+    stop = no_grad or not op.differentiable or all(v.stop_gradient for v in _flat(in_vars))
     fresh = [v for v in _flat(outs) if not v.persistable]
     for v in fresh:
         v.stop_gradient = stop
-    _append(block, op.type, {s.name: v for s, v in zip(op.inputs, in_vars)},
-            {s.name: v for s, v in zip(op.outputs, outs)}, full)
+    built = _append(block, op.type, {s.name: v for s, v in zip(op.inputs, in_vars)},
+                    {s.name: v for s, v in zip(op.outputs, outs)}, full)
+    if no_grad:
+        built.no_grad = True
     return tuple(outs)
 
 

@@ -185,6 +185,7 @@ def test_input_errors():
         layer(paddle.to_tensor(np.zeros((1, 3, 28, 28), "float32")))
 
 
+@pytest.mark.filterwarnings("ignore:jit.save:UserWarning")
 def test_saved_function_with_tensor_control_flow_runs_loaded(tmp_path):
     """A to_static function whose `if` and `while` read an input directly: the loaded
     program has no feed ops, and its sub-blocks must still see the fed input."""
