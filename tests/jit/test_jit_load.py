@@ -211,3 +211,21 @@ def test_saved_function_with_tensor_control_flow_runs_loaded(tmp_path):
         for sign in (1.0, -1.0):
             x = paddle.to_tensor(sign * np.arange(6, dtype="float32").reshape(2, 3) + sign)
             np.testing.assert_allclose(loaded(x).numpy(), fn(x).numpy(), rtol=1e-6)
+
+
+PADDLE_LOOPS = os.path.join(os.path.dirname(__file__), "fixtures", "paddle_control_flow")
+
+
+@pytest.mark.parametrize("n", [3, 6, 40])
+def test_paddle_exported_loops_breaks_and_lists_run_loaded(n):
+    """A model real Paddle 2.6.2 exported with 8 blocks (fixtures/.../export.py): every
+    variable its sub-blocks read resolves, in jit.load and in the Predictor."""
+    from sampan.inference import Config, create_predictor
+    exp = np.load(os.path.join(PADDLE_LOOPS, "expected.npz"))
+    x, nn_ = exp["x"], np.array([n], "int64")
+    prefix = os.path.join(PADDLE_LOOPS, "model")
+    got = paddle.jit.load(prefix)(paddle.to_tensor(x), paddle.to_tensor(nn_))
+    np.testing.assert_allclose(got.numpy(), exp[f"out_n{n}"], rtol=1e-5, atol=1e-5)
+    pred = create_predictor(Config(prefix + ".pdmodel", prefix + ".pdiparams"))
+    (out,) = pred.run([x, nn_])
+    np.testing.assert_allclose(out, exp[f"out_n{n}"], rtol=1e-5, atol=1e-5)
