@@ -128,7 +128,8 @@ def split(x, num_or_sections, axis=0, name=None):
         if a < -nd:                 # Paddle asserts rank(x) + axis >= 0: AssertionError
             raise OpError(f"split: axis {a} is out of range for a tensor of rank {nd} "
                           f"(rank(x) + axis must be >= 0)", kind=AssertionError)
-        norm_axis(a, nd, "split: axis")
+        # written non-negative, as Paddle does (its kernels reject a negative axis)
+        attrs["axis"] = norm_axis(a, nd, "split: axis")
     sl = None
     if isinstance(num_or_sections, (numbers.Integral, np.integer)):
         attrs["num"] = int(num_or_sections)

@@ -47,6 +47,8 @@ FEATURES = frozenset("""
     xshape_arith pshape_cmp while_int64_int32 int_left matmul_1d setitem setitem_slice setitem_col
     setitem_scalar setitem_loop setitem_tensor_if setitem_clone setitem_assign setitem_in_block
     second_order
+    cond_expr comprehension lambda dict getitem_step star_unpack tuple_assign no_grad
+    helper_kwargs loop_else setitem_mask setitem_ellipsis fstring
 """.split())
 
 WIDE_FEATURES = frozenset(["append_under_tensor_if"])  # only with Config(wide=True)
@@ -185,7 +187,9 @@ class Gen:
             ("stack2", 0.4), ("row", 2 if rows else 0), ("float_int", 1 if ints else 0),
             ("row_index", 1.5 if sc.rows else 0), ("helper", 1.2 if self.helpers else 0),
             ("list", 1.5 if lists else 0), ("int_mix", 2 if ints or sc.of("J") else 0),
-            ("shape_mix", 0.7), ("vecmat", 0.6 if MATMUL_1D and len(self.shape) == 2 else 0)])
+            ("shape_mix", 0.7), ("vecmat", 0.6 if MATMUL_1D and len(self.shape) == 2 else 0),
+            ("cond_expr", 0 if smooth else 0.5), ("comprehension", 0.5), ("lambda_dict", 0.4),
+            ("getitem_step", 0 if smooth else 0.6)])
         sub = lambda: self.expr_T(sc, ctx, d - 1)  # noqa: E731
         if kind == "unary":
             return self.pick(UNARY).format(sub())
@@ -235,12 +239,44 @@ class Gen:
             return self.vecmat_T(sub(), sc, ctx, d)
         if kind == "helper":
             name, arity, nparams = self.pick(self.helpers)
-            call = "%s(%s)" % (name, ", ".join(sub() for _ in range(nparams)))
+            args = [sub() for _ in range(nparams)]
+            if name.startswith("h") and self.chance(0.3):
+                self.feat.add("helper_kwargs")
+                args = ["%s=%s" % kv for kv in reversed(list(zip(HELPER_PARAMS, args)))]
+            call = "%s(%s)" % (name, ", ".join(args))
             return call if arity == 1 else "%s[%d]" % (call, self.rng.randrange(arity))
+        if kind in ("cond_expr", "comprehension", "lambda_dict", "getitem_step"):
+            return self.python_expr_T(kind, sub, sc, ctx)
         self.feat.add("list_stack")
         lst = self.pick(lists)
         return self.pick(("paddle.stack({0}).mean(axis=0)", "paddle.stack({0}, axis=0).sum(axis=0)",
                           "{0}[-1]", "{0}[0]", "(paddle.add_n({0}) * 0.5)")).format(lst)
+
+    def python_expr_T(self, kind, sub, sc, ctx):
+        """T expressions in the Python of real model code: a conditional expression on a
+        tensor condition, comprehensions and generator expressions over Python values, a
+        lambda applied to a dict, shape-keeping subscripts with steps, None and Ellipsis."""
+        self.feat.add(kind if kind != "lambda_dict" else "lambda")
+        if kind == "cond_expr":
+            return "(%s if %s else %s)" % (sub(), self.cond(sc, ctx, True), sub())
+        if kind == "comprehension":
+            q = self.fresh("q")
+            ws = ", ".join(self.pick(CONSTS[2:]) for _ in range(self.rng.randint(1, 3)))
+            return self.pick(("paddle.add_n([{0} * {1} for {1} in ({2},)])",
+                              "sum({0} * {1} for {1} in ({2},))",
+                              "paddle.stack([{0} + {1} for {1} in ({2},)]).mean(axis=0)")).format(
+                sub(), q, ws)
+        if kind == "lambda_dict":
+            self.feat.add("dict")
+            a, b = sub(), sub()
+            if self.chance(0.5):
+                return "(lambda d: d['a'] * 0.5 + d['b'])({'a': %s, 'b': %s})" % (a, b)
+            return "{'p': %s, 'q': %s}[%r]" % (a, b, self.pick(("p", "q")))
+        two_d = len(self.shape) == 2
+        forms = ["{0}[::-1]", "{0}[...]", "{0}[None][0]", "{0}[::-1][::-1]"]
+        if two_d:
+            forms += ["{0}[:, ::-1]", "{0}[..., ::-1]", "{0}[:, None][:, 0]", "{0}[::-1, :]"]
+        return self.pick(forms).format("(%s)" % sub())
 
     def int_mix_T(self, e, sc):
         """A float T from `e` and an int of the scope: a loop index, counter or int tensor.
@@ -477,7 +513,9 @@ class Gen:
             ("for", 2.6 if can_loop else 0), ("break", 0.8 if in_loop else 0),
             ("continue", 0.6 if in_loop else 0), ("return", 0.7 if ctx.depth > 0 else 0.3),
             ("helper_call", 0.8 if [h for h in self.helpers if h[1] == 2] else 0),
-            ("assert", 0.3), ("mutable", 0 if self.second_order else 0.9 if ctx.top else 0.3)])
+            ("assert", 0.3), ("mutable", 0 if self.second_order else 0.9 if ctx.top else 0.3),
+            ("tuple_assign", 0.6 if len(sc.of("T", assignable=True)) > 1 else 0),
+            ("no_grad", 0.35 if ctx.top and not self.second_order else 0)])
         out = getattr(self, "stmt_" + kind)(ctx, sc)
         return out if isinstance(out, tuple) else (out, False)
 
@@ -498,6 +536,25 @@ class Gen:
             return ["%s %s= 0.3 * paddle.tanh(%s)" % (target, self.pick("+-"), self.expr_T(sc, ctx))]
         return ["%s %s= %s" % (target, self.pick("+-*"), self.expr_T(sc, ctx, 1))]
 
+    def stmt_tuple_assign(self, ctx, sc):
+        """`a, b = e1, e2` (both sides evaluated before either name is bound), often a swap."""
+        self.feat.add("tuple_assign")
+        a, b = self.rng.sample(sc.of("T", assignable=True), 2)
+        values = [b, a] if self.chance(0.4) else [self.expr_T(sc, ctx, 1), self.expr_T(sc, ctx, 1)]
+        if ctx.loops:
+            values = [self.pick(BOUND).format(v) for v in values]
+            self.note_loop_write(sc, a)
+            self.note_loop_write(sc, b)
+        return ["%s, %s = %s, %s" % (a, b, *values)]
+
+    def stmt_no_grad(self, ctx, sc):
+        """A new variable computed under `paddle.no_grad()`: no gradient flows through it."""
+        self.feat.add("no_grad")
+        name = self.fresh("v")
+        line = "    %s = %s" % (name, self.expr_T(sc, ctx))
+        sc.types[name] = "T"
+        return ["with paddle.no_grad():", line]
+
     def target(self, ctx, sc):
         ts = sc.of("T", assignable=True)
         aliases = [t for t in ts if t.startswith("g")]
@@ -512,7 +569,14 @@ class Gen:
             self.feat.add("alias_in_loop")
 
     def stmt_new(self, ctx, sc):
-        kind = self.weighted([("T", 3), ("alias", 1.8), ("R", 1.5), ("I", 1.2), ("L", 1.8)])
+        kind = self.weighted([("T", 3), ("alias", 1.8), ("R", 1.5), ("I", 1.2), ("L", 1.8),
+                              ("star", 0.6)])
+        if kind == "star":
+            self.feat.add("star_unpack")
+            head, rest = self.fresh("v"), self.fresh("lst")
+            items = ", ".join(self.expr_T(sc, ctx, 1) for _ in range(self.rng.randint(2, 3)))
+            sc.types.update({head: "T", rest: "L"})
+            return ["%s, *%s = [%s]" % (head, rest, items)]
         if kind == "alias":
             self.feat.add("alias")
             name = self.fresh("g")
@@ -548,11 +612,16 @@ class Gen:
         """Asserts that hold on every input (a failing one would be an eager error)."""
         self.feat.add("assert")
         v = self.leaf_T(sc, True)
-        return ["assert " + self.pick((
+        line = "assert " + self.pick((
             "len(%s.shape) == %d" % (v, len(self.shape)),
             "%s.shape[-1] == %d" % (v, self.shape[-1]),
             "paddle.all(paddle.abs(paddle.tanh(%s)) <= 1.0)" % v,
-            "%s.sum() == %s.sum(), 'sum is not deterministic'" % (v, v)))]
+            "%s.sum() == %s.sum(), 'sum is not deterministic'" % (v, v),
+            "%s.shape[-1] == %d, f'last dimension {%s.shape[-1]} of {len(%s.shape)}'"
+            % (v, self.shape[-1], v, v)))
+        if "f'" in line:
+            self.feat.add("fstring")
+        return [line]
 
     def closure(self, params):
         """A function nested in f that reads f's parameters at call time (late binding: f may
@@ -622,7 +691,17 @@ class Gen:
         src = m if read and self.chance(0.4) else self.leaf_T(sc, True)
         bound = lambda v: self.pick(BOUND).format(v)  # noqa: E731
         kind = self.weighted([("item", 4 if idx else 3), ("slice", 2), ("col", 2 if two_d else 0),
-                              ("scalar", 1)])
+                              ("scalar", 1), ("mask", 0.8), ("ellipsis", 0.6)])
+        if kind == "mask":
+            self.feat.add("setitem_mask")
+            return "%s[%s %s %s] = %s" % (m, self.leaf_T(sc, True), self.pick(CMP), self.pick(CONSTS),
+                                          self.pick(("0.0", "0.5", "-0.25")))
+        if kind == "ellipsis":
+            self.feat.add("setitem_ellipsis")
+            if two_d:
+                return "%s[..., %d] = %s" % (m, self.rng.randrange(self.shape[1]),
+                                             bound(self.expr_R(sc, ctx)))
+            return "%s[...] = %s" % (m, bound(self.expr_T(sc, ctx, 1)))
         if kind == "item":
             if idx is None and sc.rows and self.chance(0.4):
                 idx = self.pick(sc.rows)
@@ -821,7 +900,8 @@ class Gen:
         child.frozen.add(c)
         body = prelude(inner, child) if prelude else []
         body += self.block(inner, child, self.rng.randint(1, 4))
-        return [init] + head + indent([b for b in body if b != "pass"] or ["pass"])
+        return [init] + head + indent([b for b in body if b != "pass"] or ["pass"]) \
+            + self.loop_else(ctx, sc)
 
     def stmt_for(self, ctx, sc, prelude=None):
         child = sc.child()
@@ -884,7 +964,14 @@ class Gen:
         if i is not None and self.chance(0.4):
             body += self.index_accumulate(ctx, inner, child, i)
         body += self.block(inner, child, self.rng.randint(1, 4))
-        return [head] + indent([b for b in body if b != "pass"] or ["pass"])
+        return [head] + indent([b for b in body if b != "pass"] or ["pass"]) + self.loop_else(ctx, sc)
+
+    def loop_else(self, ctx, sc):
+        """Sometimes an `else:` after a loop: it runs when no `break` left the loop."""
+        if not self.chance(0.15):
+            return []
+        self.feat.add("loop_else")
+        return ["else:"] + indent(self.stmt_assign(ctx, sc))
 
     def index_accumulate(self, outer, ctx, sc, i):
         """The loop index in float arithmetic: `acc = acc + x * i`, `x / (i + 1)`, an int64

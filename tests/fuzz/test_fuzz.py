@@ -193,7 +193,9 @@ def test_shrinker_reduces_a_synthetic_mismatch():
     prog = generate(seed)
     res = check_program(prog.source, seed, static="sin_off", name="shr_d")
     small, small_res = shrink_result(prog.source, res, static="sin_off", seed=seed)
-    assert count_statements(small) <= 4 and "paddle.sin(" in small
+    # at most: a call and a return in f, a copy, an item write with the sin and a return
+    # in a helper (the smallest program keeping a sin that lives in an item write)
+    assert count_statements(small) <= 5 and "paddle.sin(" in small
     assert small_res["status"] == MISMATCH
     again = check_program(small, seed, static="sin_off", inputs=[small_res["inputs"]], name="shr_e")
     assert again["status"] == MISMATCH
