@@ -1,7 +1,7 @@
 """Turning Python and numpy values into Tensors (``to_tensor``) and the default dtype."""
 import numpy as np
 
-from ..ops import constant, is_graph_value
+from ..ops import constant, is_graph_value, in_static_mode
 from ..ops.dtypes import (to_np_dtype, set_default_dtype, get_default_dtype, default_float,
                           complex_of)
 from ..dygraph.tensor import Tensor
@@ -39,9 +39,11 @@ def is_tensor(x):
     return isinstance(x, Tensor)
 
 
-def _infer_array(data):
+def _infer_array(data, exact=False):
     """Paddle's dtype rules: Python floats -> default float dtype, ints -> int64,
-    bools -> bool; numpy arrays keep their dtype.
+    bools -> bool; numpy arrays keep their dtype.  ``exact``: Python floats stay
+    float64 (the caller casts them to the dtype it was asked for, from the full
+    value, as Paddle's eager to_tensor does).
 
     Paddle's errors for what is not numbers: data that is not a scalar, list,
     tuple, ndarray or Tensor (a str, dict, set, None, any other object) is a
@@ -65,9 +67,11 @@ def _infer_array(data):
                         f"list, tuple, numpy.ndarray or Tensor")
     _numeric(arr, data)
     if arr.dtype == np.float64 and not _has_numpy_float64(data):
-        arr = arr.astype(default_float())
+        if not exact:
+            arr = arr.astype(default_float())
     elif arr.dtype == np.complex128 and not _has_numpy_float64(data, np.complex128):
-        arr = arr.astype(complex_of(default_float()))    # Python complex numbers
+        if not exact:
+            arr = arr.astype(complex_of(default_float()))    # Python complex numbers
     elif arr.dtype.kind in "iu" and arr.dtype != np.int64 and not isinstance(data, np.generic):
         arr = arr.astype(np.int64)
     return arr
@@ -127,7 +131,10 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
             return data
         from .math import cast
         return cast(data, want)
-    arr = _infer_array(data)
+    # eagerly a dtype asked for is cast to from the full value (to_tensor([0.3],
+    # 'float64') holds 0.3); Paddle's static to_tensor rounds to the default
+    # float dtype first (assign_value, cast) and sampan's Programs do the same
+    arr = _infer_array(data, exact=want is not None and not in_static_mode())
     if want is not None and arr.dtype.kind == "c" and want.kind != "c":
         arr = arr.real                   # complex numbers to a real dtype keep the real part
     if isinstance(data, (np.ndarray, Tensor)) and arr is (data._data if isinstance(data, Tensor) else data):

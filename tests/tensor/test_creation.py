@@ -117,3 +117,13 @@ def test_uniform_inplace_method():
     w = paddle.zeros([50])
     w.uniform_(0.0, 1.0)
     assert w.numpy().min() >= 0 and w.numpy().max() < 1 and w.numpy().std() > 0
+
+
+def test_to_tensor_casts_python_floats_from_their_full_value():
+    """Eagerly, Python floats cast to an asked-for float64 keep their double value (Paddle's
+    eager to_tensor casts from the float64 array); without a dtype they are float32."""
+    t = paddle.to_tensor([[0.3, 1.1]], dtype="float64")
+    assert t.dtype == paddle.float64 and t.numpy()[0, 0] == 0.3 and t.numpy()[0, 1] == 1.1
+    assert paddle.to_tensor(0.1, dtype="float64").item() == 0.1
+    assert paddle.to_tensor([0.3]).dtype == paddle.float32
+    assert paddle.to_tensor(1 + 0.1j, dtype="complex128").numpy() == 1 + 0.1j
