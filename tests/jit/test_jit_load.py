@@ -218,7 +218,7 @@ PADDLE_LOOPS = os.path.join(os.path.dirname(__file__), "fixtures", "paddle_contr
 
 @pytest.mark.parametrize("n", [3, 6, 40])
 def test_paddle_exported_loops_breaks_and_lists_run_loaded(n):
-    """A model real Paddle 2.6.2 exported with 8 blocks (fixtures/.../export.py): every
+    """A model real Paddle 2.6.2 exported with 8 blocks (tests/interop/record_paddle_control_flow.py): every
     variable its sub-blocks read resolves, in jit.load and in the Predictor."""
     from sampan.inference import Config, create_predictor
     exp = np.load(os.path.join(PADDLE_LOOPS, "expected.npz"))
