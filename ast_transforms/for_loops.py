@@ -41,7 +41,7 @@ class ForLoops(Feature):
         item = self.fresh("item")
         body = templates.replace("target = item", origin=node, target=node.target,
                                  item=item) + node.body
-        lv = loop_vars(self, body, reads(cond) if cond is not None else set())
+        lv = loop_vars(self, body, reads(cond) if cond is not None else set(), node.orelse)
         b = self.fresh("fn_body")
         fns = [make_fn(b, lv, body, lv, self.scope, node, lead=(item,))]
         c = gast.Constant(value=None, kind=None)

@@ -22,10 +22,12 @@ from .base import Feature
 from .functionalize import make_fn, call_stmt, state_order
 
 
-def loop_vars(transformer, body, head_reads):
+def loop_vars(transformer, body, head_reads, orelse=()):
+    """The names the loop carries: written in ``body`` and read by the next
+    iteration, the loop's head, its ``else`` clause or the code after it."""
     written = bound_in(body)
     always = transformer.scope.always_live if transformer.scope is not None else set()
-    carried = exposed_reads(body) | head_reads | always
+    carried = exposed_reads(body) | head_reads | always | exposed_reads(orelse)
     live = transformer.live_after(written)
     return state_order(n for n in written if n in carried or n in live)
 
@@ -44,7 +46,7 @@ class WhileLoops(Feature):
     """While -> convert_while_loop."""
 
     def leave_While(self, node):
-        lv = loop_vars(self, node.body, reads(node.test))
+        lv = loop_vars(self, node.body, reads(node.test), node.orelse)
         c, b = self.fresh("fn_cond"), self.fresh("fn_body")
         fns = [cond_fn(c, lv, node.test, node), make_fn(b, lv, node.body, lv, self.scope, node)]
         call = templates.replace_expr(

@@ -303,6 +303,9 @@ def _assign_back(program, value, var):
         parent = program.block(block.parent_idx)
         if parent._find_var_recursive(value.name) is not None:
             return
+    # the loop's result carries a gradient when any iteration's value does (a
+    # variable first bound in the body enters as a stopped placeholder)
+    var.stop_gradient = var.stop_gradient and value.stop_gradient
     append_op(block, "assign", {"X": [value]}, {"Out": [var]})
 
 

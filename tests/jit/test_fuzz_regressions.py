@@ -515,3 +515,32 @@ def test_g4_second_order_of_constant_over_x():
     static = execute(jit.to_static(g4_second_order_of_constant_over_x), inputs, 2)
     bad = compare(eager, static)
     assert bad is None, "%s: %s" % bad
+
+
+# G5 (seed 1614, with loop `else` in the generator): a name first bound in a loop body and read
+# only by the loop's `else` clause was not carried out of the loop (UndefinedVar in the else);
+# the loop-variable analysis now counts the else clause's reads (ast_transforms/while_loops.py).
+def g5_read_in_loop_else(x):
+    for i0 in range(1):
+        y = paddle.sin(x)
+    else:
+        x = paddle.abs(y) * 2
+    return x
+
+
+def test_g5_name_bound_in_the_loop_read_by_its_else():
+    check(g5_read_in_loop_else, [0.5, -0.3, 1.2])
+
+
+# G6 (seed 1691): a variable first bound inside a tensor loop entered it as a stopped zero
+# placeholder and the loop's result kept that stop_gradient, so an int product of it
+# (`paddle.shape(m)[0] * m`, differentiable as G3) lost its gradient; a loop result now carries a
+# gradient when the body's value does (static/nn/control_flow.py _assign_back).
+def g6_first_bound_in_tensor_loop(x):
+    for i1 in range(1, paddle.shape(x)[0]):
+        m0 = x
+    return m0 + paddle.shape(m0)[0] * m0
+
+
+def test_g6_loop_result_first_bound_in_the_body_keeps_its_gradient():
+    check(g6_first_bound_in_tensor_loop, [[-1.39, -1.12, -0.40], [-0.88, -0.83, -0.64]])
