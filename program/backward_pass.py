@@ -18,6 +18,16 @@ written in place (by an op that does not read it: ``write_to_array``, a
 branch writing an outer array) is the exception: only some elements change,
 so its gradient after the write is seeded again as a contribution to the
 gradient before it (the write's own grad only reads it, Paddle's rule).
+
+A grad op reads the forward values its op read; where a later forward op of
+the block overwrites such a variable (an index ``i`` read by
+``write_to_array(x, i)`` and then carried by a ``while``), the backward would
+read the later value.  The pass keeps the value the op read instead: an
+``assign`` to ``<name>@SNAPSHOT`` is inserted before the op and the grad op
+reads the copy (Paddle's static backward reads the overwritten value; eager
+differentiates what was read).  Inside a sub-block the step scopes already
+hold each iteration's values of the enclosing block's variables, so only the
+block's own variables are kept this way.
 """
 from ..ops import OpError
 from ..ops.grad_rules import grad_steps
@@ -60,6 +70,8 @@ class _Pass:
         self.rename_k = {}
         self.carry = set()
         self.grad_to_var = {}             # the callbacks' context (Paddle's grad_to_var)
+        self.overwritten = {}             # id(forward op) -> names a later op writes
+        self.snapshots = {}               # (id(forward op), name) -> the copy's name
 
     # ------------------------------------------------------------- names
     def _free(self, name):
@@ -139,6 +151,7 @@ class _Pass:
         or the set of requested names (static/backward_path.py)."""
         path, self.carry = find_path(ops, targets, sources, self.no_grad, self._lookup,
                                      BUILDERS, self.trust)
+        self.overwritten = _overwritten_inputs(ops, self.fwd_block)
         for name, g in seeds.items():
             self.seed(name, g)
         on_path = {id(op) for op in path}
@@ -213,7 +226,11 @@ class _Pass:
     def _source(self, op, fwd, src, out_grads, zeros):
         kind, i = src
         if kind == 0:
-            return list(op._inputs.get(fwd.inputs[i].name, ()))
+            names = op._inputs.get(fwd.inputs[i].name, ())
+            later = self.overwritten.get(id(op))
+            if later:
+                return [self._snapshot(op, n) if n in later else n for n in names]
+            return list(names)
         slot = fwd.outputs[i].name
         names = op._outputs.get(slot, ())
         if kind == 1:
@@ -225,6 +242,22 @@ class _Pass:
                 if g is None:
                     g = zeros[n] = self.zeros(n)
             got.append(g)
+        return got
+
+    def _snapshot(self, op, name):
+        """The name of a copy of ``name`` made just before forward ``op`` runs
+        (module doc: a later op overwrites it)."""
+        key = (id(op), name)
+        got = self.snapshots.get(key)
+        if got is None:
+            block, var = op.block, self._var(name)
+            got = self.snapshots[key] = unique_name.generate(name + "@SNAPSHOT")
+            block.create_var(name=got, shape=var.shape, dtype=var.np_dtype or "float32",
+                             type=var.type, stop_gradient=True)
+            copy = block._insert_op(block.ops.index(op), "assign", inputs={"X": [name]},
+                                    outputs={"Out": [got]},
+                                    attrs={"op_role": A.OP_ROLE_FORWARD, "op_role_var": []})
+            copy.location = op.location
         return got
 
     # ------------------------------------------------------------- nested blocks
@@ -294,3 +327,16 @@ def _outputs_read_by_grad(opdef, attrs):
         return frozenset()
     return frozenset(i for st in grad_steps(opdef, attrs) for src in st.srcs
                      if src is not None and src[0] == 1 for i in (src[1],))
+
+
+def _overwritten_inputs(ops, block):
+    """{id(op): the dense variables of ``block`` it reads that the same op or a
+    later one of ``ops`` writes} (for the ops that have any)."""
+    written_after, out = set(), {}
+    for op in reversed(ops):
+        written_after.update(op.output_arg_names)
+        hit = [n for n in op.input_arg_names if n in written_after and n in block.vars
+               and block.vars[n].type == VarType.LOD_TENSOR and not block.vars[n].persistable]
+        if hit:
+            out[id(op)] = frozenset(hit)
+    return out
