@@ -58,7 +58,7 @@ class C:
         """The function body: ``return <code>`` for an expression.  Paddle runs
         ``paddle_code`` where sampan extends Paddle's API."""
         code = self.paddle_code if paddle_side and self.paddle_code else self.code
-        if "return" in code or "\n" in code:
+        if re.search(r"^\s*return\b", code, re.M) or "\n" in code:
             return code
         return "return " + code
 

@@ -367,9 +367,9 @@ for name, n, args, iargs, arg in (
         **(LOOSE if "f32" in name else {}))
 # a 1-D signal: Paddle's istft squeezes its result in place, which its backward refuses
 add("istft.1d", ROUNDTRIP.format(n=8, args=", hop_length=2", iargs=""), "float64[24]")
+# values only: Paddle's backward of a complex istft refuses its own in-place squeeze (as 1d)
 add("istft.complex_out",
-    "paddle.signal.istft(x, 4, onesided=False, return_complex=True)", "complex128[4,5]",
-    grad=True)
+    "paddle.signal.istft(x, 4, onesided=False, return_complex=True)", "complex128[4,5]")
 add("istft.raw", "paddle.signal.istft(x, 8)", "complex128[2,5,6]", grad=True)
 add("istft.method", "x.istft(8, hop_length=4)", "complex64[5,7]", **LOOSE)
 add("istft.bad_fft_size", "paddle.signal.istft(x, 8)", "complex64[4,5]", modes=("eager",))
