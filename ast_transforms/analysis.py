@@ -225,9 +225,11 @@ def live_after(path, names, always=()):
         if isinstance(parent, SCOPES):
             break
         if isinstance(parent, LOOPS) and field == "body":
-            # the next iteration: its condition, then the body from the top
+            # the next iteration: its condition, then the body from the top; or the
+            # loop's else clause when the loop ends
             head = parent.test if isinstance(parent, gast.While) else parent.iter
-            hit = pending & (reads(head) | exposed_reads(parent.body))
+            hit = pending & (reads(head) | exposed_reads(parent.body) |
+                             exposed_reads(parent.orelse))
             live |= hit
             pending -= hit
         elif isinstance(parent, gast.Try) and field == "body":

@@ -544,3 +544,22 @@ def g6_first_bound_in_tensor_loop(x):
 
 def test_g6_loop_result_first_bound_in_the_body_keeps_its_gradient():
     check(g6_first_bound_in_tensor_loop, [[-1.39, -1.12, -0.40], [-0.88, -0.83, -0.64]])
+
+
+# G7 (seed 3397): a name an `if` inside a loop body assigns, read by the loop's `else` clause:
+# the `if` did not hand it out (its live-after analysis skipped the enclosing loop's else).
+def g7_if_in_loop_feeds_loop_else(x, v):
+    for i in range(1, paddle.shape(v)[0]):
+        w = v * 1.0
+        if w.sum() > w.mean():
+            x = w * 2.0
+            if (v * v).mean() >= 0.5:
+                continue
+    else:
+        v = x - paddle.sum(x)
+    return v
+
+
+def test_g7_if_in_a_loop_body_feeds_the_loop_else():
+    check(g7_if_in_loop_feeds_loop_else, [[0.1, -0.5], [0.6, -2.2], [-0.1, -2.0]],
+          [[0.3, 0.9], [0.2, 0.4], [1.0, -0.6]])
