@@ -35,6 +35,8 @@ from .tensor import linalg_api as linalg  # noqa: E402,F401
 from .tensor import spectral_fft as fft, spectral_signal as signal  # noqa: E402,F401
 from . import jit, inference  # noqa: E402,F401
 from . import device  # noqa: E402,F401
+from . import io  # noqa: E402,F401
+from . import amp  # noqa: E402,F401
 
 import sys as _sys  # noqa: E402
 _sys.modules[__name__ + ".autograd"] = autograd

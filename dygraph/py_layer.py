@@ -17,7 +17,7 @@ An output that IS an input (returned as is) is an in-place result: it moves
 to the new node (``engine.rebound``), unless ``ctx.mark_not_inplace`` names
 it, in which case a new Tensor over the same data is returned.
 """
-from ..ops import OpError
+from ..ops import OpError, in_static_mode, py_layer_apply
 from .engine import recording, rebound
 from .py_node import PyOp, record
 from .tape import no_grad
@@ -123,6 +123,8 @@ class PyLayer(PyLayerContext, metaclass=PyLayerMeta):
 
     @classmethod
     def apply(cls, *args, **kwargs):
+        if in_static_mode():            # to_static / static mode: a pylayer op
+            return py_layer_apply(cls, args, kwargs)
         ctx = cls._backward_function()
         positions = _positions(args, kwargs)
         with no_grad():

@@ -18,6 +18,7 @@ from .plan import register_op_runner
 from .runner import ExecutionError
 from . import control_flow  # noqa: F401  (runners of sub-block and array ops)
 from . import control_flow_grad  # noqa: F401  (conditional_block_grad, while_grad)
+from . import pylayer  # noqa: F401  (pylayer, pylayer_grad)
 
 __all__ = ["Executor", "ExecutionConfig", "Interpreter", "PlanRun", "FeedSpec", "Scope",
            "ScopeVar", "LoDTensor", "global_scope", "scope_guard", "register_op_runner",

@@ -18,6 +18,7 @@ from ..kernels.registry import CPU
 from ..kernels.transform import backend_of, to_backend
 from ..program.framework import Program
 from ..program.program_guard import default_main_program
+from .compiled import CompiledProgram
 from .memory import tune_allocator
 from .run_plan import ExecutionConfig, PlanRun
 from .scope import global_scope, LoDTensor
@@ -76,13 +77,18 @@ class Executor:
 
     def run(self, program=None, feed=None, fetch_list=None, feed_var_name="feed",
             fetch_var_name="fetch", scope=None, return_numpy=True, use_program_cache=True):
-        program = _program(program)
         scope = scope if scope is not None else global_scope()
+        program, config = _resolve(program, fetch_list, self.config, scope)
         feed = {} if feed is None else feed
+        if isinstance(feed, (list, tuple)) and len(feed) == 1 and isinstance(feed[0], dict):
+            feed = feed[0]      # one place's feed, as a static-mode DataLoader yields it
         if not isinstance(feed, dict):
-            raise TypeError(f"feed must be a dict of name -> array, got {type(feed).__name__}")
+            raise TypeError(f"feed must be a dict of name -> array (or a list holding one "
+                            f"such dict, one per place), got {type(feed).__name__}"
+                            + (f" of {len(feed)} items" if isinstance(feed, (list, tuple))
+                               else ""))
         try:
-            interp = self.prepare(program, feed, fetch_list, scope, use_program_cache)
+            interp = self.prepare(program, feed, fetch_list, scope, use_program_cache, config)
             if program._bound:
                 interp.bind(program._bound)
             sched = getattr(program, "lr_scheduler", None)
@@ -96,25 +102,28 @@ class Executor:
 
 
     def prepare(self, program=None, feed=None, fetch_list=None, scope=None,
-                use_program_cache=True):
-        """The interpreter ``run`` would use (built, or taken from the cache)."""
-        program = _program(program)
+                use_program_cache=True, config=None):
+        """The interpreter ``run`` would use (built, or taken from the cache);
+        ``config``: the execution config a CompiledProgram's strategies give."""
         scope = scope if scope is not None else global_scope()
+        if config is None:
+            program, config = _resolve(program, fetch_list, self.config, scope)
         if use_program_cache:
             fetch = _fetch_objects(fetch_list)
             memo_key = (id(program), program._version, tuple(feed) if feed else (),
-                        tuple(f if type(f) is str else id(f) for f in fetch), id(scope))
+                        tuple(f if type(f) is str else id(f) for f in fetch), id(scope),
+                        id(config))
             hit = self._memo.get(memo_key)
             if hit is not None:
                 return hit[0]
-        interp = self._prepare(program, feed, fetch_list, scope, use_program_cache)
+        interp = self._prepare(program, feed, fetch_list, scope, use_program_cache, config)
         if use_program_cache:
             if len(self._memo) >= 4 * self.config.cache_size:
                 self._memo.clear()
-            self._memo[memo_key] = (interp, program, fetch, scope)
+            self._memo[memo_key] = (interp, program, fetch, scope, config)
         return interp
 
-    def _prepare(self, program, feed, fetch_list, scope, use_program_cache):
+    def _prepare(self, program, feed, fetch_list, scope, use_program_cache, config):
         block = program.global_block()
         feed_names = []
         for n in (feed or {}):
@@ -126,10 +135,12 @@ class Executor:
         feed_names = tuple(sorted(feed_names))
         fetch_names = _fetch_names(fetch_list)
         key = (program._signature(), feed_names, fetch_names, id(scope))
+        if config is not self.config:
+            key += (config,)
         interp = self._cache.get(key) if use_program_cache else None
         if interp is None or interp.scope is not scope:
             interp = Interpreter(program, feed_names, fetch_names, scope, self.backend,
-                                 self.config)
+                                 config)
             if use_program_cache:
                 self._cache[key] = interp
                 if len(self._cache) > self.config.cache_size:
@@ -162,6 +173,14 @@ def _set_lr(program, sched, scope):
         return
     sv = scope.find_var(var.name) or scope.var(var.name)
     sv.set(np.full(var.shape, sched(), dtype=var.np_dtype))
+
+
+def _resolve(program, fetch_list, config, scope):
+    """(the Program to run, its execution config): a CompiledProgram gives its
+    compiled clone and the config its strategies ask for (executor/compiled.py)."""
+    if isinstance(program, CompiledProgram):
+        return program._prepared(_fetch_names(fetch_list), config, scope)
+    return _program(program), config
 
 
 def _program(program):

@@ -21,8 +21,10 @@ class Liveness:
     __slots__ = ("serial_frees", "gc_vars", "refcount", "reused")
 
 
-def build(plan, deps, reuse=True, shape_only=()):
-    temps = set(plan.temporaries)
+def build(plan, deps, reuse=True, shape_only=(), gc=True):
+    """``gc=False``: no temporary is freed before the run ends (what
+    ``BuildStrategy.memory_optimize=False`` asks of a CompiledProgram)."""
+    temps = set(plan.temporaries) if gc else set()
     users = {}
     for ins in plan.instrs:
         for v in ins.reads + ins.writes:

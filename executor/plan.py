@@ -12,8 +12,10 @@ A kernel may carry ``fast(attrs)``, returning ``g(*arrays) -> array`` (or None
 when these attrs need the general path) that computes exactly what the kernel
 computes for a single-output op with plain inputs (None for an absent
 dispensable slot); the compiled serial runner calls ``g`` directly (the per-op
-cost of the kernel convention is paid once).  Buffer reuse (executor/reuse.py)
-may later swap an instruction's kernel for its in-place variant.
+cost of the kernel convention is paid once).  A multi-output kernel marked
+``fast_first`` offers it for instructions that want only its first output.
+Buffer reuse (executor/reuse.py) may later swap an instruction's kernel for
+its in-place variant.
 
 Instructions whose effects nobody can see (outputs never read, no side
 effect) are dropped by the dead-op pass (executor/prune.py) before the
@@ -141,11 +143,16 @@ class Plan:
     @staticmethod
     def _set_fast(ins):
         """``ins.fast``: the kernel's fast form for these attrs, for a
-        single-output op whose input slots are plain (absent ones pass None)."""
+        single-output op whose input slots are plain (absent ones pass None);
+        a kernel marked ``fast_first`` also gets it where only its first
+        output is wanted (the others absent)."""
         fast = getattr(ins.fn, "fast", None)
         ins.fast = None
-        if (fast is not None and len(ins.outs) == 1 and ins.need is None
-                and all(i is None or type(i) is int for i in ins.ins)):
+        if fast is None or not all(i is None or type(i) is int for i in ins.ins):
+            return
+        if (len(ins.outs) == 1 and ins.need is None) or (
+                getattr(ins.fn, "fast_first", False) and type(ins.outs[0]) is int
+                and all(o is None for o in ins.outs[1:])):
             ins.fast = fast(ins.attrs)
 
     def _runner_instr(self, ins, op):

@@ -55,13 +55,15 @@ class ExecutionConfig:
     is called after every instruction (instrumentation); ``specialize`` lets
     the compiled runner call kernels' ``fast`` forms; ``reuse`` lets an op write
     its output into the buffer of an input that dies at it (executor/reuse.py);
-    ``cache_size`` bounds the interpreter cache of an Executor."""
+    ``cache_size`` bounds the interpreter cache of an Executor; ``gc=False``
+    keeps every temporary until the run ends (executor/liveness.py)."""
     runner: str = "serial"
     num_threads: int = 4
     specialize: bool = True
     reuse: bool = True
     hook: Any = None
     cache_size: int = 64
+    gc: bool = True
 
     def __post_init__(self):
         if self.runner not in ("serial", "threaded"):
@@ -123,7 +125,7 @@ class PlanRun:
         fetched = set(plan.fetch_idx) - set(plan.loaded)
         keep_shape = tuple(i for i in (plan.index.get(n) for n in shape_only)
                            if i in fetched and not plan.vars[i].persistable)
-        self.live = L.build(plan, self.deps, config.reuse, keep_shape)
+        self.live = L.build(plan, self.deps, config.reuse, keep_shape, config.gc)
         if config.runner == "threaded":
             self.runner = Threaded(plan, self.deps, self.live, config.num_threads, config.hook)
         elif config.hook is not None:

@@ -24,6 +24,8 @@ from ..program.program_guard import BUILD_LOCK
 from ..static.nn import nest
 from .arguments import Signature
 from .program_cache import ProgramCache
+from ..ops.amp import amp_key
+from ..ops.mode import _wrapped_threads
 from .tracing import trace, rebuild_outputs, is_slot
 from .errors import ConversionError, map_error
 from .partial_program import PartialProgram
@@ -76,6 +78,16 @@ class _Entry:
 
     def __iter__(self):          # Paddle's cache values unpack as (concrete, partial)
         return iter((self.concrete_program, self.partial_program))
+
+
+def _with_amp(key):
+    """The cache key of a call under auto_cast: the AMP state joins the
+    layer's training flag (the last entry), so a traced program with casts is
+    never run without AMP, nor one without casts under it."""
+    amp = amp_key()
+    if amp is None:
+        return key
+    return type(key)(tuple(key[:-1]) + ((key[-1], amp),))
 
 
 # ----------------------------------------------------------------- the class
@@ -144,6 +156,8 @@ class StaticFunction:
         if kwargs or len(args) < sig.n_positional:
             args, kwargs = sig.positional(args, kwargs)
         key, inputs = sig.flatten(args, kwargs)
+        if _wrapped_threads[0]:          # under auto_cast: its own programs (with casts)
+            key = _with_amp(key)
         entry = self._entries.get(key)
         if entry is None:
             entry = self._trace(key, inputs, args, kwargs)
@@ -190,6 +204,7 @@ class StaticFunction:
             args = tuple(self._input_spec)
         args, kwargs = self._signature.positional(args, kwargs)
         key, inputs = self._signature.flatten(args, kwargs)
+        key = _with_amp(key)
         entry = self._program_cache.get(key)
         if entry is None:
             entry = self._trace(key, inputs, args, kwargs, specs_allowed=True)

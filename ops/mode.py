@@ -21,6 +21,7 @@ mode is active: only this module does.
 | ``for_each_pair(pairs, fn, scope)`` | ``fn(p, g)`` for each pair | the same, each call's ops under name scope ``scope`` with op_role Optimize, op_role_var [p, g] |
 | ``call_static_function(sf, args, kwargs)`` | run its program | run its converted code inline |
 | ``while_loop(cond, body, loop_vars)`` | a Python loop | a ``while`` op (``static.nn.while_loop``) |
+| ``py_layer_apply(cls, args, kwargs)`` | (not used: ``PyLayer.apply`` records a tape node) | a ``pylayer`` op (``static.nn.static_pylayer``) |
 
 A handler receives the OpDef, the inputs (one entry per input slot: a
 tensor-like, a list for duplicable slots, or None) and the attributes as given
@@ -50,6 +51,7 @@ class _ThreadMode(threading.local):
 
     def __init__(self):
         self.static = False
+        self.wrap = None            # this thread's auto-mixed-precision wrapper (ops.amp)
         self.current = _handlers["eager"] or _no_handler
 
 
@@ -66,14 +68,40 @@ def _by_thread(op, inputs, attrs):
 
 
 def _refresh():
-    _current[0] = _by_thread if _static_threads[0] else (_handlers["eager"] or _no_handler)
+    _current[0] = _by_thread if _static_threads[0] or _wrapped_threads[0] else \
+        (_handlers["eager"] or _no_handler)
+
+
+def _handler_for(static):
+    h = _handlers["static" if static else "eager"] or _no_handler
+    return h if _local.wrap is None else _local.wrap(h)
+
+
+# threads whose handler is wrapped (auto_cast on): they take the per-thread path
+_wrapped_threads = [0]
+
+
+def set_handler_wrap(wrap):
+    """Wrap this thread's ``bind`` handler (eager and static alike) with
+    ``wrap(handler) -> handler`` (``ops.amp``: auto-mixed-precision casts), or
+    unwrap it (None); returns the previous wrap.  While no thread has a wrap,
+    ``bind`` pays nothing for it."""
+    prev = _local.wrap
+    if wrap is prev:
+        return prev
+    with _count_lock:
+        _wrapped_threads[0] += (wrap is not None) - (prev is not None)
+        _local.wrap = wrap
+        _local.current = _handler_for(_local.static)
+        _refresh()
+    return prev
 
 
 def set_mode_handler(mode, fn):
     if mode not in _handlers:
         raise ValueError(f"unknown mode '{mode}', expected one of {sorted(_handlers)}")
     _handlers[mode] = fn
-    _local.current = _handlers["static" if _local.static else "eager"] or _no_handler
+    _local.current = _handler_for(_local.static)
     _refresh()
 
 
@@ -83,7 +111,7 @@ def set_static_mode(flag: bool):
         with _count_lock:
             _static_threads[0] += 1 if flag else -1
             _local.static = flag
-            _local.current = _handlers["static" if flag else "eager"] or _no_handler
+            _local.current = _handler_for(flag)
             _refresh()
 
 
@@ -144,7 +172,8 @@ def grad_enabled():
 
 _actions = {"eager": {}, "static": {}}
 ACTIONS = ("create_parameter", "create_state", "update", "new_array", "name_key",
-           "op_role", "name_scope", "for_each_pair", "call_static_function", "while_loop")
+           "op_role", "name_scope", "for_each_pair", "call_static_function", "while_loop",
+           "py_layer_apply")
 
 
 def set_mode_action(mode, name, fn):
@@ -245,6 +274,12 @@ def while_loop(cond, body, loop_vars):
     final loop_vars (a list).  For public functions Paddle writes with a loop
     (``gcd``): eagerly a Python loop, in a Program a ``while`` op."""
     return _action("while_loop")(cond, body, loop_vars)
+
+
+def py_layer_apply(cls, args, kwargs):
+    """``PyLayer.apply`` while a program is built (static mode): a ``pylayer``
+    op over the layer's forward and backward (``static.nn.static_pylayer``)."""
+    return _action("py_layer_apply")(cls, args, kwargs)
 
 
 def is_graph_value(x):

@@ -41,17 +41,12 @@ class AdamW(Adam):
         d["weight_decay"] = self._weight_decay
         return d
 
-    def _apply_optimize(self, params_grads, hp):
-        # a group's weight_decay is the decay coefficient here, not a regularizer
-        coeff = hp.get("weight_decay", self._weight_decay)
-        if coeff is None:
-            coeff = self._weight_decay
-        self._coeff = coeff
-        return super()._apply_optimize(params_grads, hp)
-
     def _op_attrs(self, hp):
+        # a group's weight_decay is the decay coefficient here, not a regularizer
+        # (read from the group's hyperparameters: eager step and static minimize)
+        coeff = hp.get("weight_decay", self._weight_decay)
+        self._coeff = c = self._weight_decay if coeff is None else coeff
         attrs = super()._op_attrs(hp)
-        c = self._coeff
         attrs["coeff"] = float(c.item() if isinstance(c, Tensor) else c)
         attrs["with_decay"] = True
         attrs["lr_ratio"] = 1.0

@@ -284,6 +284,9 @@ class Optimizer:
                            f"parameter {param.name}") from None
 
     def _create_master_weight(self, param):
+        if is_graph_value(param):
+            from . import static_minimize
+            return static_minimize.master_weight(self, param)
         t = self._master_weights.get(param.name)
         if t is None:
             var = unique_name.generate(param.name + "_fp32_master")

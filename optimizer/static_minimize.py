@@ -10,17 +10,32 @@ persistable variables filled by the startup program, regularization is
 ``sum`` into the gradient in place, and every op of the pass has op_role =
 Optimize (op_role_var = [param, grad] for the ops made for one parameter).
 
+Parameter groups (``parameters=[{'params': [...], 'learning_rate': 0.1,
+'weight_decay': ...}, ...]``) train as eager ``step`` trains them: each
+group's own clip, decay (in the gradient, or the update op's
+regularization attributes) and learning-rate multiplier (a ``scale`` of the
+learning rate per parameter, as Paddle).  (Paddle 2.6's static ``minimize``
+refuses groups unless ``parameters`` is given, and then ignores a group's
+``weight_decay``; eager is the truth here.)
+
+``multi_precision=True`` (Momentum, Adam, AdamW ...) with float16 parameters:
+each gets a float32 master weight (``master_weight``) and its accumulators
+are the master's, as eagerly.
+
 The learning rate (``learning_rate_<n>``, shape []) is a persistable variable
 of the main program, filled in the startup program; with an LRScheduler the
 main program remembers it (``program.lr_scheduler``,
 ``lr_scheduler._var_name``) and the Executor writes its current value into
 the variable before each run, so ``scheduler.step()`` takes effect on the next
-run.
+run.  ``main.clone()`` keeps the scheduler (``for_test=True`` drops it), as
+Paddle's Program.clone does.
 """
 import weakref
 
 from ..ops import create_state, op_role
+from ..ops.dtypes import to_enum
 from ..program import append_backward, default_main_program, program_guard
+from ..program.program_guard import default_startup_program
 from ..utils import unique_name
 from .lr import LRScheduler
 
@@ -48,6 +63,28 @@ def learning_rate(opt):
     return v
 
 
+def master_weight(opt, param):
+    """The float32 master copy of float16 parameter ``param`` (multi_precision):
+    persistable ``<param>_fp32_master_<n>``, filled in the startup program by
+    ``fill_constant`` then ``cast`` of the initialized parameter, as Paddle's
+    static optimizers do; the update ops read and write it
+    (MasterParam/MasterParamOut, ``multi_precision=True``)."""
+    t = opt._master_weights.get(param.name)
+    if t is not None:
+        return t
+    name = unique_name.generate(param.name + "_fp32_master")
+    t = create_state(name, list(param.shape), "float32", 0.0)
+    startup = default_startup_program().global_block()
+    if param.name not in startup.vars:
+        raise ValueError(f"{type(opt).__name__}(multi_precision=True): parameter "
+                         f"'{param.name}' is not initialized by the startup program, so its "
+                         f"float32 master weight cannot be filled from it")
+    startup.append_op(type="cast", inputs={"X": [param.name]}, outputs={"Out": [name]},
+                      attrs={"in_dtype": to_enum(param.np_dtype), "out_dtype": to_enum("float32")})
+    opt._master_weights[param.name] = t
+    return t
+
+
 # ----------------------------------------------------------------- the pass
 def _param_names(parameters):
     if parameters is None:
@@ -70,21 +107,36 @@ def backward(opt, loss, startup_program=None, parameters=None, no_grad_set=None,
         return append_backward(loss, _param_names(params), no_grad_set, callbacks)
 
 
+def _groups(opt, params_grads):
+    """[(hyperparameters, params_grads)]: one entry, or one per parameter group
+    (its own learning_rate, weight_decay, grad_clip and update attributes, as
+    eager ``step``); a parameter in no group is not updated, as eagerly."""
+    if not opt._grouped:
+        return [(opt._default_dict, params_grads)]
+    out = []
+    for group in opt._param_groups:
+        names = {p.name for p in group["params"]}
+        hp = dict(opt._default_dict)
+        hp.update((k, v) for k, v in group.items() if k != "params")
+        pgs = [pg for pg in params_grads if pg[0].name in names]
+        if pgs:
+            out.append((hp, pgs))
+    return out
+
+
 def apply_gradients(opt, params_grads, startup_program=None):
-    """Clip, regularize and append the update ops; returns the ops of the
-    update pass (learning-rate scaling and update ops)."""
-    if opt._grouped:
-        raise NotImplementedError(f"{type(opt).__name__}: parameter groups are not supported "
-                                  f"by minimize in static mode; give a list of parameters")
+    """Clip, regularize and append the update ops (per parameter group);
+    returns the ops of the update pass (learning-rate scaling and update ops)."""
     params_grads = sorted((pg for pg in params_grads if pg[1] is not None),
                           key=lambda pg: pg[0].name)
     main = default_main_program()
     with program_guard(main, startup_program), op_role(_OP_ROLE_OPTIMIZE):
-        hp = opt._default_dict
-        params_grads = opt._prepare(params_grads, hp)
+        prepared = [(hp, opt._prepare(pgs, hp)) for hp, pgs in _groups(opt, params_grads)]
         block = main.global_block()
         start = len(block.ops)
-        opt._update(params_grads, hp, learning_rate(opt))
+        lr = learning_rate(opt)
+        for hp, pgs in prepared:
+            opt._update(pgs, hp, lr)
         return block.ops[start:]
 
 

@@ -51,9 +51,12 @@ def create_state(name, shape, dtype, value):
 
 
 def update(op_type, inputs, target, attrs=None):
+    out = target
+    if hasattr(target, "_data"):     # an eager tensor (a Layer's buffer): its bound variable
+        out = default_main_program().bind_tensor(target)
     append_op(default_main_program().current_block(), op_type,
               {k: v if isinstance(v, list) else [v] for k, v in inputs.items()},
-              {"Out": [target]}, attrs)
+              {"Out": [out]}, attrs)
     return target
 
 

@@ -50,7 +50,9 @@ gradient reached that output.  ``ctx`` (a ``_Pass``) offers:
 
 The builders of ``conditional_block`` and ``while`` are in
 ``static/backward_control_flow.py``; their grad ops' runners in
-``executor/control_flow_grad.py``.
+``executor/control_flow_grad.py``.  ``pylayer`` (its user-written backward
+block becomes ``pylayer_grad``'s) is in ``program/backward_pylayer.py``, its
+runners in ``executor/pylayer.py``.
 
 ``checkpoints`` (recompute) is accepted and ignored: the gradients are the same.
 """
@@ -214,3 +216,4 @@ def _ones_like(p, t):
 
 
 from . import backward_control_flow  # noqa: E402,F401  (grad builders of sub-block ops)
+from . import backward_pylayer  # noqa: E402,F401  (grad builder of pylayer)

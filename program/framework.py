@@ -266,6 +266,7 @@ class Program:
         p._version = 0
         p._sig = (-1, None)
         p._bound = {}
+        p._source = None
         for b in p.blocks:
             b._load()
         return p
@@ -298,6 +299,13 @@ class Program:
                         object.__setattr__(nv, k, getattr(v, k))
         if for_test:
             _to_test(p)
+        else:           # Paddle's clone keeps the LRScheduler the Executor feeds
+            sched = self.__dict__.get("lr_scheduler")
+            if sched is not None:
+                p.lr_scheduler = sched
+                lr_var = self.__dict__.get("lr_var")
+                if lr_var is not None:
+                    p.lr_var = p.global_block().vars.get(lr_var.name)
         return p
 
     # ------------------------------------------------------------- text

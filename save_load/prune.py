@@ -4,7 +4,7 @@ copy of every non-bool output named ``save_infer_model/scale_<k>.tmp_0``, one
 ``feed`` op per input (prepended, so they read in reverse ``col`` order) and one
 ``fetch`` op per output (appended), the ``feed``/``fetch`` holder variables
 last in block 0, variables sorted by name, sub-blocks no kept op owns dropped
-(the others renumbered), the outputs Paddle calls "extra" left off (``XShape`` of
+(the others renumbered; a ``pylayer`` keeps its forward block only), the outputs Paddle calls "extra" left off (``XShape`` of
 ``transpose2`` ..., ``clip_extra``), and the bookkeeping attributes every op carries.
 
 The caller's program is never modified: everything happens on a copy.
@@ -41,6 +41,7 @@ def inference_program(program, feed_names, fetch_names, scale_outputs=True, clip
             block._remove_op(i)
     if scale_outputs:
         fetch_names = [_scaled(block, n, k) for k, n in enumerate(fetch_names)]
+    _drop_backward_blocks(p)
     _prune(p, feed_names, fetch_names)
     for col, name in enumerate(feed_names):
         block._prepend_op("feed", inputs={"X": ["feed"]}, outputs={"Out": [name]},
@@ -99,6 +100,17 @@ def _sub_block_reads(program, op, seen=None):
             names.update(sub.input_arg_names)
             names.update(_sub_block_reads(program, sub, seen))
     return names
+
+
+def _drop_backward_blocks(p):
+    """A ``pylayer`` op keeps its forward block only (Paddle's normalize_program:
+    the backward block is dropped with the other training parts)."""
+    for b in p.blocks:
+        for op in b.ops:
+            if op.type == "pylayer":
+                blocks = op._blocks_attr("blocks")
+                if len(blocks) > 1:
+                    op._set_attr("blocks", blocks[:1])
 
 
 def _prune(p, feed_names, fetch_names):

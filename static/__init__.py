@@ -11,6 +11,7 @@ from ..program import (Program, Block, Operator, Variable, Parameter, default_ma
                        switch_main_program, switch_startup_program, enable_static,
                        disable_static, data, InputSpec, append_backward, gradients)
 from ..executor import Executor, global_scope, scope_guard, Scope
+from ..executor.compiled import CompiledProgram, BuildStrategy, ExecutionStrategy
 from ..save_load.inference_model import save_inference_model, load_inference_model
 from ..save_load.static_io import save, load, load_program_state, set_program_state
 from . import nn
@@ -23,6 +24,7 @@ from .io import (normalize_program, serialize_program, deserialize_program,
 from .extras import (create_global_var, device_guard, accuracy, xpu_places,
                      IpuCompiledProgram, IpuStrategy, ipu_shard_guard, set_ipu_shard,
                      WeightNormParamAttr, ExponentialMovingAverage, auc)
+from .nn.metric import ctr_metric_bundle
 
 
 def cpu_places(device_count=None):
@@ -39,7 +41,7 @@ def cuda_places(device_ids=None):
 
 __all__ = ["Program", "Block", "Operator", "Variable", "Parameter", "default_main_program",
            "default_startup_program", "program_guard", "name_scope", "data", "InputSpec",
-           "Executor", "global_scope", "scope_guard", "Scope", "cpu_places", "cuda_places",
+           "Executor", "CompiledProgram", "BuildStrategy", "ExecutionStrategy", "global_scope", "scope_guard", "Scope", "cpu_places", "cuda_places",
            "CPUPlace", "CUDAPlace", "append_backward", "gradients", "save_inference_model",
            "load_inference_model", "save", "load", "load_program_state", "set_program_state",
            "Print", "create_parameter", "normalize_program", "serialize_program",
@@ -47,4 +49,4 @@ __all__ = ["Program", "Block", "Operator", "Variable", "Parameter", "default_mai
            "save_to_file", "load_from_file", "create_global_var", "device_guard", "accuracy",
            "xpu_places", "IpuCompiledProgram", "IpuStrategy", "ipu_shard_guard",
            "set_ipu_shard", "py_func", "WeightNormParamAttr",
-           "ExponentialMovingAverage", "auc"]
+           "ExponentialMovingAverage", "auc", "ctr_metric_bundle"]

@@ -37,10 +37,11 @@ def is_var(v):
 def int_list_args(value, what="shape", cast_int32=True):
     """``(ints, tensor, tensor_list)`` for an int-list argument that may hold
     tensors, as Paddle takes it: a tensor is the whole list; a list holding
-    tensors becomes a list of tensors (numbers as [1] int32 ``fill_constant``)
+    tensors becomes a list of tensors (numbers as int32 ``fill_constant``)
     with -1 for them in the ints.  The creation functions cast the other
-    tensors to int32 (Paddle's ShapeTensorList); the manipulation functions
-    (``cast_int32=False``) pass them as they are."""
+    tensors to int32 and fill numbers of shape [] (Paddle's ShapeTensorList);
+    the manipulation functions (``cast_int32=False``) pass tensors as they
+    are and fill numbers of shape [1]."""
     if is_var(value):
         return [], value, None
     if isinstance(value, (numbers.Integral, np.integer)):
@@ -51,7 +52,8 @@ def int_list_args(value, what="shape", cast_int32=True):
         raise TypeError(f"{what} must be a list, tuple or Tensor, got {type(value).__name__}")
     if any(is_var(v) for v in value):
         tensors = [((_cast_int32(v) if cast_int32 and to_np_dtype(v.dtype) != np.int32 else v)
-                    if is_var(v) else full([1], int(v), "int32")) for v in value]
+                    if is_var(v) else full([] if cast_int32 else [1], int(v), "int32"))
+                   for v in value]
         return [-1 if is_var(v) else int(v) for v in value], None, tensors
     return [int(v) for v in value], None, None
 
@@ -62,15 +64,18 @@ def _cast_int32(v):
 
 
 def _fill_attrs(shape, value, dt):
-    attrs = {"shape": shape, "dtype": to_enum(dt)}
-    if dt.kind in "iu" and isinstance(value, (numbers.Integral, np.integer)):
-        attrs["value"] = float(value)
-        attrs["str_value"] = str(int(value))      # exact for large integers
-    elif dt.kind == "b":
-        attrs["value"] = float(bool(value))
+    """Paddle's: the value also as ``str_value`` (the kernel reads that first:
+    exact for int64 and float64), ``int(value)`` for an integer dtype, else
+    ``float(value)`` (bool too)."""
+    if dt.kind in "iu":
+        try:
+            value = int(value)
+        except (ValueError, OverflowError):     # nan, inf: the float cast, as eager Paddle
+            return {"shape": shape, "dtype": to_enum(dt), "value": float(value)}
     else:
-        attrs["value"] = float(value)
-    return attrs
+        value = float(value)
+    return {"shape": shape, "dtype": to_enum(dt), "value": float(value),
+            "str_value": str(value)}
 
 
 def full(shape, fill_value, dtype=None, name=None):
@@ -97,10 +102,9 @@ def empty(shape, dtype=None, name=None):
 
 
 def full_like(x, fill_value, dtype=None, name=None):
-    attrs = {"value": float(fill_value)}
-    if dtype is not None:
-        attrs["dtype"] = to_enum(dtype)
-    return bind(_FILL_LIKE, (x,), attrs)[0]
+    # Paddle writes the dtype (x's when None)
+    return bind(_FILL_LIKE, (x,), {"value": float(fill_value),
+                                   "dtype": to_enum(x.dtype if dtype is None else dtype)})[0]
 
 
 def zeros_like(x, dtype=None, name=None):
@@ -151,15 +155,18 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
 
 def linspace(start, stop, num, dtype=None, name=None):
     dt = default_float() if dtype is None else to_np_dtype(dtype)
+    # numbers become [1] tensors of the output dtype (an integer dtype truncates
+    # them first, as Paddle); tensors are computed with in a float dtype
     work = dt if dt.kind == "f" else np.dtype("float64")
-    ins = (_scalar_tensor(start, work), _scalar_tensor(stop, work),
+    ins = (_scalar_tensor(start, work if is_var(start) else dt),
+           _scalar_tensor(stop, work if is_var(stop) else dt),
            _scalar_tensor(num, np.dtype("int32")))
     return bind(_LINSPACE, ins, {"dtype": to_enum(dt)})[0]
 
 
 def eye(num_rows, num_columns=None, dtype=None, name=None):
     dt = default_float() if dtype is None else to_np_dtype(dtype)
-    cols = -1 if num_columns is None else int(num_columns)
+    cols = int(num_rows if num_columns is None else num_columns)     # Paddle writes rows
     return bind(_EYE, (), {"num_rows": int(num_rows), "num_columns": cols,
                            "dtype": to_enum(dt)})[0]
 

@@ -25,7 +25,7 @@ import numpy as np
 from ..dygraph.tensor import Tensor
 from ..dygraph.engine import rebound
 from ..dygraph.tape import is_grad_enabled
-from ..ops import bind, get_op, OpError
+from ..ops import bind, get_op, OpError, is_graph_value, update
 from ..ops.defs.indexing import BIG
 from ..ops.meta_rules import norm_axis
 from ..ops.dtypes import to_enum, to_np_dtype
@@ -53,6 +53,8 @@ def rebind(x, out, keep_grad=False):
         if hook is None:
             raise TypeError(f"cannot write in place into a {type(x).__name__}")
         return hook(out)
+    if not isinstance(out, Tensor) and is_graph_value(out):  # a Program writes x (bound)
+        return update("assign", {"X": out}, x)
     x._data = out._data
     x._bump_inplace_version()
     if out._node is not None and not keep_grad:
@@ -120,7 +122,7 @@ def take_along_axis(arr, indices, axis, broadcast=True):
         indices = M.broadcast_to(indices, target)
         target[ax] = ashape[ax]
         arr = M.broadcast_to(arr, target)
-    return bind(_OPS["take_along_axis"], (arr, indices), {"Axis": int(axis)})[0]
+    return bind(_OPS["take_along_axis"], (arr, indices), {"Axis": ax})[0]
 
 
 def _scalar_operand(v):
@@ -392,7 +394,9 @@ def _slice_bounds(s, dim):
     """(start, end, step) as Paddle's ops read them, for Python's meaning of ``s``.
     Going down, Paddle reads an end of -1 as the open stop (through index 0) and
     clamps an end below -dim to stop before index 0; so a stop the user wrote is
-    given non-negative (or as -1 when it lies below index 0) where dim is known."""
+    given non-negative (or as -1 when it lies below index 0) where dim is known;
+    a stop in [-dim, -2] reads the same in both and is kept as written (Paddle's
+    attribute)."""
     step = 1 if s.step is None else int(s.step)
     if step == 0:
         raise ValueError("slice step cannot be zero")
@@ -402,7 +406,7 @@ def _slice_bounds(s, dim):
         return start, end, step
     start = BIG if s.start is None else int(s.start)
     end = -1 if s.stop is None else int(s.stop)
-    if s.stop is not None and end < 0 and dim >= 0:
+    if s.stop is not None and (end == -1 or end < -dim) and dim >= 0:
         end = max(end + dim, -1)
     return start, end, step
 

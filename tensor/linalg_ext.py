@@ -32,7 +32,8 @@ METHODS = ["cholesky", "cholesky_solve", "cond", "corrcoef", "cov", "eig", "eigv
 _OPS = {t: get_op(t) for t in (
     "cholesky", "cholesky_solve", "inverse", "determinant", "slogdeterminant", "solve",
     "triangular_solve", "lstsq", "matrix_power", "multi_dot", "svd", "qr", "eig", "eigvals",
-    "eigh", "eigvalsh", "lu", "lu_unpack", "matrix_rank", "frobenius_norm", "p_norm")}
+    "eigh", "eigvalsh", "lu", "lu_unpack", "matrix_rank", "frobenius_norm", "p_norm",
+    "reduce_max", "reduce_min", "reduce_sum")}
 _INF = float("inf")
 
 
@@ -355,7 +356,9 @@ def norm(x, p="fro", axis=None, keepdim=False, name=None):
                              f"p = 0, found {axis}")
         if isinstance(p, str) or not isinstance(p, (int, float)):
             raise ValueError(f"only valid string values are 'fro', found {p}")
-        out = S.sum(M.pow(M.abs(x), p), axis, keepdim=keepdim)
+        out = bind(_OPS["reduce_sum"], (M.pow(M.abs(x), p),),      # Paddle's attributes
+                   {"dim": axis, "keep_dim": bool(keepdim),
+                    "reduce_all": len(axis) == len(x.shape)})[0]
         return M.pow(out, float(1.0 / p))
     raise ValueError(f"except axis type int or list (length of list <=2), found {axis}")
 
@@ -391,9 +394,15 @@ def cond(x, p=None, name=None):
                      f"inf, -inf) or none")
 
 
+def _last(op_type, s, keepdim=False):
+    """reduce_max/min over the last axis, with Paddle's attributes (cond and
+    pinv write reduce_all False, computed from their matrix input)."""
+    return bind(_OPS[op_type], (s,), {"dim": [-1], "keep_dim": keepdim, "reduce_all": False})[0]
+
+
 def _mat_norm(x, p, axis):
     s = S.sum(M.abs(x), axis)
-    return S.max(s, [-1]) if p in (1, _INF) else S.min(s, [-1])
+    return _last("reduce_max" if p in (1, _INF) else "reduce_min", s)
 
 
 def _fro_norm(x):
@@ -405,7 +414,7 @@ def _svd_norm(x, p):
     s = svd(x, full_matrices=False)[1]
     if p == "nuc":
         return S.sum(s, [-1])
-    hi, lo = S.max(s, [-1]), S.min(s, [-1])
+    hi, lo = _last("reduce_max", s), _last("reduce_min", s)
     return M.divide(hi, lo) if p == 2 else M.divide(lo, hi)
 
 
@@ -415,13 +424,13 @@ def pinv(x, rcond=1e-15, hermitian=False, name=None):
     above rcond times the largest are inverted, the others dropped."""
     if not hermitian:
         u, s, vt = svd(x, full_matrices=False)
-        smax = S.max(s, [-1], keepdim=True)
+        smax = _last("reduce_max", s, True)
         s_abs = s
     else:
         # eager Paddle passes the literal 'UPLO' (anything but 'L' reads the upper part)
         s, u = eigh(x, "U")
         s_abs = M.abs(s)
-        smax = S.max(s_abs, [-1], keepdim=True)
+        smax = _last("reduce_max", s_abs, True)
     dt = s.dtype
     cutoff = CR.full([1], rcond, dtype=dt) * smax
     big = CR.full([1], _INF, dtype=dt)

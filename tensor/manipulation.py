@@ -84,8 +84,14 @@ def moveaxis(x, source, destination, name=None):
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
+    # Paddle writes the axes normalized (as given for a 0-D x); the op checks the range
+    start_axis, stop_axis = int(start_axis), int(stop_axis)
+    nd = len(x.shape)
+    if nd:
+        start_axis += nd if -nd <= start_axis < 0 else 0
+        stop_axis += nd if -nd <= stop_axis < 0 else 0
     return bind(_OPS["flatten_contiguous_range"], (x,),
-                {"start_axis": int(start_axis), "stop_axis": int(stop_axis)})[0]
+                {"start_axis": start_axis, "stop_axis": stop_axis})[0]
 
 
 def flatten_(x, start_axis=0, stop_axis=-1, name=None):
@@ -171,14 +177,30 @@ def _slice_args(values, name):
     return ints, t, tl
 
 
+def _infer_flags(n, lists, whole=False):
+    """Paddle's ``infer_flags``: -1 where a list holds a tensor (every axis when
+    ``whole``: a 1-D tensor of slice's starts/ends), else 1."""
+    if whole:
+        return [-1] * n
+    flags = [1] * n
+    for values in lists:
+        if isinstance(values, (list, tuple)):
+            for i, v in enumerate(values[:n]):
+                if is_var(v):
+                    flags[i] = -1
+    return flags
+
+
 def slice(input, axes, starts, ends):
-    axes = _axes(axes)
+    # Paddle writes a negative axis counted from the end (an out-of-range one,
+    # which Paddle clamps into a wrong shape, is left for the op to refuse)
+    nd = len(input.shape)
+    axes = [a + nd if -nd <= a < 0 else a for a in _axes(axes)]
     s_ints, st, sl = _slice_args(starts, "starts")
     e_ints, et, el = _slice_args(ends, "ends")
-    dynamic = st is not None or et is not None or sl or el
-    attrs = {"axes": axes, "starts": s_ints if st is None else [-1] * len(axes),
-             "ends": e_ints if et is None else [-1] * len(axes),
-             "infer_flags": [-1 if dynamic else 1] * len(axes)}
+    attrs = {"axes": axes, "starts": s_ints, "ends": e_ints,
+             "infer_flags": _infer_flags(len(axes), (starts, ends) if sl or el else (),
+                                         st is not None or et is not None)}
     return bind(_OPS["slice"], (input, st, et, sl, el), attrs)[0]
 
 
@@ -190,32 +212,38 @@ def strided_slice(x, axes, starts, ends, strides, name=None):
     p_ints, pt, pl = _slice_args(strides, "strides")
     if et is None and pt is None and el is None and pl is None:
         e_ints = _ends_going_down(x, axes, e_ints, p_ints)
-    attrs = {"axes": axes, "starts": s_ints if st is None else [-1] * n,
-             "ends": e_ints if et is None else [-1] * n,
-             "strides": p_ints if pt is None else [1] * n, "infer_flags": [1] * n}
+    attrs = {"axes": axes, "starts": s_ints, "ends": e_ints, "strides": p_ints,
+             "infer_flags": _infer_flags(n, (starts, ends, strides) if sl or el or pl else ())}
     return bind(_OPS["strided_slice"], (x, st, et, pt, sl, el, pl), attrs)[0]
 
 
 def _ends_going_down(x, axes, ends, strides):
-    """An end below -1 on a negative stride, as Python means it: Paddle's kernel would
-    stop before index 0 for an end below -dim, so it is written non-negative, or as
-    -1 (Paddle's open stop, through index 0), where the axis size is known."""
+    """An end below -dim on a negative stride, as Python means it: Paddle's kernel would
+    stop before index 0, so it is written as -1 (Paddle's open stop, through index 0)
+    where the axis size is known; an end in [-dim, -2] reads alike and is kept."""
     out = list(ends)
     for i, (a, e, p) in enumerate(zip(axes, ends, strides)):
         dim = x.shape[a] if -len(x.shape) <= a < len(x.shape) else -1
-        if p < 0 and e < -1 and dim >= 0:
-            out[i] = max(e + dim, -1)
+        if p < 0 and e < -dim and dim >= 0:       # [-dim, -2]: read alike, kept
+            out[i] = -1
     return out
 
 
 # ------------------------------------------------------------ expand / tile / flip
-def expand(x, shape, name=None):
+def _expand(x, shape, tensor_mark):
     _one_element_checks(shape)
     ints, st, sl = int_list_args(shape)
+    if sl:      # the attribute's entry for a tensor: -2 (expand) or -1 (broadcast_to)
+        ints = [tensor_mark if is_var(v) else int(v) for v in shape]
     return bind(_OPS["expand_v2"], (x, st, sl), {"shape": ints})[0]
 
 
-broadcast_to = expand
+def expand(x, shape, name=None):
+    return _expand(x, shape, -2)
+
+
+def broadcast_to(x, shape, name=None):
+    return _expand(x, shape, -1)
 
 
 def expand_as(x, y, name=None):
@@ -230,7 +258,8 @@ def tile(x, repeat_times, name=None):
     if not is_var(repeat_times):
         _one_element_checks(repeat_times)
     ints, rt, rl = int_list_args(repeat_times, "repeat_times")
-    return bind(_OPS["tile"], (x, rt, rl), {"repeat_times": ints})[0]
+    # Paddle writes [-1] beside a RepeatTimes tensor
+    return bind(_OPS["tile"], (x, rt, rl), {"repeat_times": ints if rt is None else [-1]})[0]
 
 
 def flip(x, axis, name=None):
@@ -246,7 +275,8 @@ def roll(x, shifts, axis=None, name=None):
 # ------------------------------------------------------------ pad (for nn.functional.pad)
 _PAD, _PAD3D = get_op("pad"), get_op("pad3d")
 # rank -> (data formats, unsqueeze axes for channel-first / channel-last)
-_PAD_LAYOUT = {3: (("NCL", "NLC"), [2, 3], [1, 2]), 4: (("NCHW", "NHWC"), [2], [1]),
+# (Paddle's: a 3-D input's length is pad3d's depth, a 4-D input gets depth 1)
+_PAD_LAYOUT = {3: (("NCL", "NLC"), [3, 4], [2, 3]), 4: (("NCHW", "NHWC"), [2], [1]),
                5: (("NCDHW", "NDHWC"), [], [])}
 
 
@@ -274,9 +304,13 @@ def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
     attrs = {"mode": mode, "value": float(value),
              "data_format": "NDHWC" if channel_last else "NCDHW"}
     if is_var(pad):
+        if nd == 3:
+            pad = concat([full([4], 0, "int32"), pad], 0)
         out = bind(_PAD3D, (x, pad), attrs)[0]
     else:
-        attrs["paddings"] = [int(p) for p in pad] + [0] * (6 - len(pad))
+        pad = [int(p) for p in pad]
+        attrs["paddings"] = [0, 0, 0, 0] + pad if nd == 3 and len(pad) == 2 else \
+            pad + [0] * (6 - len(pad))
         out = bind(_PAD3D, (x, None), attrs)[0]
     return squeeze(out, axes) if axes else out
 

@@ -19,7 +19,7 @@ from .creation import is_var, full, full_like, ones_like, zeros_like, arange
 from .creation_base import to_tensor
 from .indexing import inplace, where, gather
 from .logic import isnan, isinf, equal, logical_xor
-from .manipulation import concat, slice as _slice, reshape, unsqueeze, broadcast_to
+from .manipulation import concat, reshape, unsqueeze, broadcast_to
 from .stat import sum as _sum, any as _any
 from . import math as M
 
@@ -38,7 +38,7 @@ METHODS = _PLAIN + _INPLACE + ["erfinv_", "lerp_"]
 _OPS = {t: get_op(t) for t in (
     "acosh", "asinh", "atanh", "digamma", "lgamma", "erfinv", "trunc", "logit", "stanh",
     "polygamma", "i0", "i0e", "i1", "i1e", "atan2", "elementwise_heaviside", "elementwise_fmax",
-    "elementwise_fmin", "nextafter", "lerp", "logspace")}
+    "elementwise_fmin", "nextafter", "lerp", "logspace", "slice")}
 
 
 def _unary(public, op_type):
@@ -287,8 +287,11 @@ def _diff_once(x, axis, prepend, append):
     pieces = [t for t in (prepend, x, append) if t is not None]
     new_input = concat(pieces, axis) if len(pieces) > 1 else x
     n = new_input.shape[axis]
-    front = _slice(new_input, [axis], [0], [n - 1])
-    back = _slice(new_input, [axis], [1], [n])
+    # Paddle's diff appends its slices itself, without infer_flags
+    front = bind(_OPS["slice"], (new_input, None, None, None, None),
+                 {"axes": [axis], "starts": [0], "ends": [n - 1]})[0]
+    back = bind(_OPS["slice"], (new_input, None, None, None, None),
+                {"axes": [axis], "starts": [1], "ends": [n]})[0]
     if to_np_dtype(x.dtype) == np.bool_:
         return logical_xor(back, front)
     return M.subtract(back, front)

@@ -52,6 +52,8 @@ _PROMOTING = frozenset(("elementwise_add", "elementwise_sub", "elementwise_mul")
 _COMPLEX_MIX = _PROMOTING | {"elementwise_div", "matmul_v2"}
 _COMPLEX_SCALAR = frozenset(("elementwise_mul", "elementwise_div", "matmul_v2"))
 _FLOAT_RANK = {np.dtype("float16"): 0, np.dtype("float32"): 1, np.dtype("float64"): 2}
+_EXACT_INT = 1 << 24                      # the integers a float32 attribute holds exactly
+_WIDE_FLOAT = frozenset((np.dtype("float64"), np.dtype("complex128")))
 
 
 def _np(t):
@@ -74,10 +76,14 @@ def _fill(value, dt, like=None):
     """A tensor holding ``value``: shape [] (right operand), or ``like``'s shape
     (left operand), with a batch-size-like fill when that shape has -1 dims."""
     shape = [] if like is None else list(like.shape)
-    attrs = {"shape": shape, "dtype": to_enum(dt),
-             "value": float(value) if dt.kind != "b" else float(bool(value))}
+    attrs = {"shape": shape, "dtype": to_enum(dt), "value": float(value)}
+    # Paddle writes no str_value here; sampan adds one only where the float
+    # attribute cannot hold the number (eager Paddle's result is the exact one)
     if dt.kind in "iu" and isinstance(value, (int, np.integer)) and not isinstance(value, bool):
-        attrs["str_value"] = str(int(value))
+        if not -_EXACT_INT <= value <= _EXACT_INT:
+            attrs["str_value"] = str(int(value))
+    elif dt in _WIDE_FLOAT and float(np.float32(value)) != value and value == value:
+        attrs["str_value"] = str(float(value))
     if any(d < 0 for d in shape):
         attrs.pop("str_value", None)
         return bind(_FILL_BATCH, (like,), attrs)[0]

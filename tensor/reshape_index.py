@@ -39,7 +39,8 @@ _OPS = {t: get_op(t) for t in (
     "tril_triu", "tril_indices", "triu_indices", "diag_v2", "diag_embed", "diagonal",
     "fill_diagonal", "fill_diagonal_tensor", "kron", "repeat_interleave", "put_along_axis",
     "index_add", "scatter_nd_add", "multiplex", "crop_tensor", "meshgrid", "shard_index",
-    "view_shape", "view_dtype", "tensor_unfold", "as_strided", "set_value")}
+    "view_shape", "view_dtype", "tensor_unfold", "as_strided", "set_value",
+    "flatten_contiguous_range")}
 
 
 def _int(v, what, fn):
@@ -112,8 +113,8 @@ def diag_embed(input, offset=0, dim1=-2, dim2=-1):
 
 def diagflat(x, offset=0, name=None):
     offset = _int(offset, "offset", "diagflat")
-    if _ndim(x) > 1:
-        x = M.flatten(x)
+    if _ndim(x) > 1:     # Paddle's own flatten op: stop_axis -1 as written
+        x = bind(_OPS["flatten_contiguous_range"], (x,), {"start_axis": 0, "stop_axis": -1})[0]
     return bind(_OPS["diag_v2"], (x,), {"offset": offset, "padding_value": 0.0})[0]
 
 
@@ -537,8 +538,8 @@ def crop(x, shape=None, offsets=None, name=None):
     shape = list(x.shape) if shape is None else shape
     _check_crop_list(shape, "shape")
     _check_crop_list(offsets, "offsets")
+    o_ints, ot, ol = M.int_list_args(offsets, "offsets")      # offsets first, as Paddle
     s_ints, st, sl = M.int_list_args(shape, "shape")
-    o_ints, ot, ol = M.int_list_args(offsets, "offsets")
     if sl:      # Paddle writes 0 in the attribute for a tensor entry of the shape
         s_ints = [0 if is_var(v) else int(v) for v in shape]
     attrs = {"shape": s_ints, "offsets": [-1] * nd if ot is not None else o_ints}

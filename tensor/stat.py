@@ -52,9 +52,10 @@ def _reduce(op_type, x, axis, keepdim, extra=None, fn=None):
 
 
 def sum(x, axis=None, dtype=None, keepdim=False, name=None):
-    extra = None
+    # Paddle's sum writes no reduce_all (False): an empty dim reduces every axis
+    extra = {"reduce_all": False}
     if dtype is not None:
-        extra = {"in_dtype": to_enum(x.dtype), "out_dtype": to_enum(dtype)}
+        extra.update(in_dtype=to_enum(x.dtype), out_dtype=to_enum(dtype))
     return _reduce("reduce_sum", x, axis, keepdim, extra, "sum")
 
 

@@ -34,8 +34,11 @@ LAYERS = [
                    "nn"}),
     ("static", {"ops", "kernels", "utils", "dygraph", "program", "executor", "tensor", "nn",
                 "save_load"}),
+    ("amp", {"ops", "kernels", "utils", "dygraph", "program", "executor", "tensor", "nn",
+             "optimizer"}),
     ("jit", {"ops", "kernels", "utils", "dygraph", "program", "executor", "tensor", "nn",
              "save_load", "static", "ast_transforms"}),
+    ("io", {"ops", "kernels", "utils", "dygraph", "program", "executor", "tensor", "nn", "jit"}),
     ("inference", {"ops", "kernels", "utils", "dygraph", "program", "executor", "save_load"}),
     ("cli", {"ops", "kernels", "utils", "program", "executor", "save_load", "inference"}),
 ]
@@ -151,7 +154,12 @@ def test_readme_lists_the_layers_in_order():
 # the real-Paddle side of the oracle: scripts run in the side venv, never imported here
 # (benchmarks/memory.py imports paddle only in the children it starts with the side venv's
 # interpreter, to measure Paddle beside sampan)
-ORACLE_SCRIPTS = (os.path.join("tests", "interop", ""), os.path.join("benchmarks", "memory.py"))
+ORACLE_SCRIPTS = (os.path.join("tests", "interop", ""), os.path.join("benchmarks", "memory.py"),
+                  os.path.join("tests", "amp", "record_cnn_amp.py"),
+                  os.path.join("tests", "rnn", "fixtures", "record_paddle"),
+                  os.path.join("benchmarks", "lstm_paddle.py"),
+                  os.path.join("tests", "io", "fixtures", "record_paddle"),
+                  os.path.join("benchmarks", "dataloader.py"))
 
 
 def test_nothing_imports_paddle():

@@ -1,12 +1,17 @@
-"""numpy kernels of conv2d, depthwise_conv2d, conv2d_transpose, their grads and
-double grads (kernels/cpu/bilinear.py).
+"""numpy kernels of conv2d, depthwise_conv2d, conv2d_transpose, conv3d,
+conv3d_transpose, their grads and double grads (kernels/cpu/bilinear.py).
 
-Everything is computed in NCHW (NHWC inputs are viewed transposed) with
-im2col: the input windows are copied once into a (N, C, kh, kw, oh, ow)
-block (one strided copy per kernel offset, never a loop over pixels or the
-batch), and the convolution is one batched matmul per call, grouped channels
-as one more batch axis.  col2im (the adjoint) adds the blocks back.
+Everything is computed channels-first (channel-last inputs are viewed
+transposed) with im2col, for any number of spatial dims: the input windows
+are copied once into a (N, C, *kernel, *out) block (one strided copy per
+kernel offset, never a loop over pixels or the batch), and the convolution is
+one batched matmul per call, grouped channels as one more batch axis.  col2im
+(the adjoint) adds the blocks back.
 """
+import functools
+import itertools
+import math
+
 import numpy as np
 
 from ...ops import OpError
@@ -17,170 +22,185 @@ from .bilinear import Bilinear, register
 
 
 # ------------------------------------------------------------------ windows
+_ALL2 = (slice(None), slice(None))
+
+
 def pad_hw(x, pads, value=0):
-    (pt, pb), (pl, pr) = pads
-    if pt == pb == pl == pr == 0:
+    """``x`` padded by one (before, after) pair per spatial dim."""
+    if not any(a or b for a, b in pads):
         return x
-    return np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)), constant_values=value)
+    return np.pad(x, ((0, 0), (0, 0)) + tuple(pads), constant_values=value)
 
 
-def im2col(xp, kh, kw, strides, dil, oh, ow):
-    """Windows of the padded NCHW ``xp`` as a (N, C, kh, kw, oh, ow) array."""
-    n, c = xp.shape[:2]
-    sh, sw = strides
-    dh, dw = dil
-    cols = np.empty((n, c, kh, kw, oh, ow), xp.dtype)
-    for i in range(kh):
-        r = i * dh
-        for j in range(kw):
-            q = j * dw
-            cols[:, :, i, j] = xp[:, :, r:r + sh * (oh - 1) + 1:sh, q:q + sw * (ow - 1) + 1:sw]
+@functools.lru_cache(maxsize=1024)
+def _offsets(ks, strides, dil, out):
+    """(index of a kernel offset in the column block, slice of the padded input
+    it reads for every output), per offset; computed once per geometry."""
+    return tuple((_ALL2 + off, (Ellipsis,) + tuple(slice(i * d, i * d + s * (o - 1) + 1, s)
+                                                   for i, d, s, o in zip(off, dil, strides, out)))
+                 for off in itertools.product(*map(range, ks)))
+
+
+def im2col(xp, ks, strides, dil, out):
+    """Windows of the padded channels-first ``xp`` as an (N, C, *ks, *out) array."""
+    ks, out = tuple(ks), tuple(out)
+    cols = np.empty(xp.shape[:2] + ks + out, xp.dtype)
+    for at, sl in _offsets(ks, tuple(strides), tuple(dil), out):
+        cols[at] = xp[sl]
     return cols
 
 
-def col2im(cols, hp, wp, strides, dil):
-    """Adjoint of im2col: sum the (N, C, kh, kw, oh, ow) blocks into (N, C, hp, wp)."""
-    n, c, kh, kw, oh, ow = cols.shape
-    sh, sw = strides
-    dh, dw = dil
-    out = np.zeros((n, c, hp, wp), cols.dtype)
-    for i in range(kh):
-        r = i * dh
-        for j in range(kw):
-            q = j * dw
-            out[:, :, r:r + sh * (oh - 1) + 1:sh, q:q + sw * (ow - 1) + 1:sw] += cols[:, :, i, j]
-    return out
+def col2im(cols, padded, strides, dil):
+    """Adjoint of im2col: sum the (N, C, *ks, *out) blocks into (N, C, *padded)."""
+    nd = len(padded)
+    ks, out = cols.shape[2:2 + nd], cols.shape[2 + nd:]
+    res = np.zeros(cols.shape[:2] + tuple(padded), cols.dtype)
+    for at, sl in _offsets(ks, tuple(strides), tuple(dil), out):
+        res[sl] += cols[at]
+    return res
 
 
-def _crop(a, pads, h, w):
-    (pt, _), (pl, _) = pads
-    if pt == 0 and pl == 0 and a.shape[2] == h and a.shape[3] == w:
+def _crop(a, pads, size):
+    if all(p[0] == 0 for p in pads) and a.shape[2:] == tuple(size):
         return a
-    return a[:, :, pt:pt + h, pl:pl + w]
+    return a[_ALL2 + tuple(slice(p[0], p[0] + s) for p, s in zip(pads, size))]
 
 
 def _nchw(a, last):
-    return a.transpose(0, 3, 1, 2) if last else a
+    return a.transpose((0, a.ndim - 1) + tuple(range(1, a.ndim - 1))) if last else a
 
 
 def _back(a, last):
-    return a.transpose(0, 2, 3, 1) if last else a
+    return a.transpose((0,) + tuple(range(2, a.ndim)) + (1,)) if last else a
 
 
-# ------------------------------------------------------------------ conv2d
+# ------------------------------------------------------------------ conv
 def _conv_setup(op, x, w, attrs):
     last = channel_last(attrs)
     x = _nchw(x, last)
     g = attrs["groups"]
     if x.shape[1] != w.shape[1] * g or w.shape[0] % g:
         check_conv_channels(op, x.shape[1], w.shape, g)
-    pads, dil, strides, (oh, ow) = conv_geometry(x.shape[2:], w.shape[2:], attrs)
-    return x, last, g, pads, dil, strides, oh, ow
+    pads, dil, strides, out = conv_geometry(x.shape[2:], w.shape[2:], attrs)
+    return x, last, g, pads, dil, strides, out
 
 
-def conv_forward(x, w, g, pads, dil, strides, oh, ow):
+def conv_forward(x, w, g, pads, dil, strides, out):
     n = x.shape[0]
-    o, cg, kh, kw = w.shape
-    cols = im2col(pad_hw(x, pads), kh, kw, strides, dil, oh, ow)
-    k = cg * kh * kw
+    o, cg = w.shape[:2]
+    cols = im2col(pad_hw(x, pads), w.shape[2:], strides, dil, out)
+    k = cg * math.prod(w.shape[2:])
+    L = math.prod(out)
     if g == 1:
-        out = np.matmul(w.reshape(o, k), cols.reshape(n, k, oh * ow))
+        res = np.matmul(w.reshape(o, k), cols.reshape(n, k, L))
     else:
-        out = np.matmul(w.reshape(g, o // g, k), cols.reshape(n, g, k, oh * ow))
-    return out.reshape(n, o, oh, ow)
+        res = np.matmul(w.reshape(g, o // g, k), cols.reshape(n, g, k, L))
+    return res.reshape((n, o) + tuple(out))
 
 
 def conv_backward(x, w, gout, g, pads, dil, strides, need):
     """Input and Filter gradients of conv_forward."""
-    n, c, h, wd = x.shape
-    o, cg, kh, kw = w.shape
-    oh, ow = gout.shape[2:]
-    k = cg * kh * kw
-    go = gout.reshape(n, g, o // g, oh * ow)
+    n, c = x.shape[:2]
+    o, cg = w.shape[:2]
+    ks, out = w.shape[2:], gout.shape[2:]
+    k = cg * math.prod(ks)
+    L = math.prod(out)
+    go = gout.reshape(n, g, o // g, L)
     dx = dw = None
     if need is None or need[1]:
-        xp = pad_hw(x, pads)
-        cols = im2col(xp, kh, kw, strides, dil, oh, ow).reshape(n, g, k, oh * ow)
+        cols = im2col(pad_hw(x, pads), ks, strides, dil, out).reshape(n, g, k, L)
         dw = np.matmul(go, cols.swapaxes(-1, -2)).sum(axis=0).reshape(w.shape)
     if need is None or need[0]:
         wt = w.reshape(g, o // g, k).swapaxes(-1, -2)            # (g, k, o/g)
-        dcols = np.matmul(wt, go).reshape(n, c, kh, kw, oh, ow)
-        (pt, pb), (pl, pr) = pads
-        dxp = col2im(dcols, h + pt + pb, wd + pl + pr, strides, dil)
-        dx = _crop(dxp, pads, h, wd)
+        dcols = np.matmul(wt, go).reshape((n, c) + tuple(ks) + tuple(out))
+        padded = tuple(s + a + b for s, (a, b) in zip(x.shape[2:], pads))
+        dx = _crop(col2im(dcols, padded, strides, dil), pads, x.shape[2:])
     return dx, dw
 
 
-@kernel("conv2d", "depthwise_conv2d")
-def conv2d(ins, attrs, need):
-    x, w = ins
-    x, last, g, pads, dil, strides, oh, ow = _conv_setup("conv2d", x, w, attrs)
-    return (_back(conv_forward(x, w, g, pads, dil, strides, oh, ow), last),)
+def _conv_kernels(op):
+    def forward(ins, attrs, need):
+        x, w = ins
+        x, last, g, pads, dil, strides, out = _conv_setup(op, x, w, attrs)
+        return (_back(conv_forward(x, w, g, pads, dil, strides, out), last),)
+
+    def grad(ins, attrs, need):
+        x, w, gout = ins
+        x, last, g, pads, dil, strides, _ = _conv_setup(op + "_grad", x, w, attrs)
+        dx, dw = conv_backward(x, w, _nchw(gout, last), g, pads, dil, strides, need)
+        return (None if dx is None else _back(dx, last)), dw
+    return forward, grad
 
 
-@kernel("conv2d_grad", "depthwise_conv2d_grad")
-def conv2d_grad(ins, attrs, need):
-    x, w, gout = ins
-    x, last, g, pads, dil, strides, _, _ = _conv_setup("conv2d_grad", x, w, attrs)
-    dx, dw = conv_backward(x, w, _nchw(gout, last), g, pads, dil, strides, need)
-    return (None if dx is None else _back(dx, last)), dw
+conv2d, conv2d_grad = _conv_kernels("conv2d")
+kernel("conv2d", "depthwise_conv2d")(conv2d)
+kernel("conv2d_grad", "depthwise_conv2d_grad")(conv2d_grad)
+conv3d, conv3d_grad = _conv_kernels("conv3d")
+kernel("conv3d")(conv3d)
+kernel("conv3d_grad")(conv3d_grad)
 
 
-# ------------------------------------------------------------------ conv2d_transpose
-def _convt_setup(x, w, attrs):
+# ------------------------------------------------------------------ transposed conv
+def _convt_setup(op, x, w, attrs):
     last = channel_last(attrs)
     x = _nchw(x, last)
     g = attrs["groups"]
     if x.shape[1] != w.shape[0] or w.shape[0] % g:
-        raise OpError(f"conv2d_transpose: Input channels ({x.shape[1]}) must equal Filter's "
+        raise OpError(f"{op}: Input channels ({x.shape[1]}) must equal Filter's "
                       f"first dimension ({w.shape[0]}) and be divisible by groups ({g})")
-    pads, dil, strides, (oh, ow) = convt_geometry(x.shape[2:], w.shape[2:], attrs)
-    return x, last, g, pads, dil, strides, oh, ow
+    pads, dil, strides, out = convt_geometry(x.shape[2:], w.shape[2:], attrs)
+    return x, last, g, pads, dil, strides, out
 
 
-def _buffer_size(h, k, s, d, pad, o):
-    """Rows of the uncropped transposed-conv output that cover [pad, pad + o)."""
-    return max((h - 1) * s + d * (k - 1) + 1, pad + o)
+def _buffer(x_sp, ks, strides, dil, pads, out):
+    """Sizes of the uncropped transposed-conv output that cover [pad, pad + o)."""
+    return tuple(max((h - 1) * s + d * (k - 1) + 1, p[0] + o)
+                 for h, k, s, d, p, o in zip(x_sp, ks, strides, dil, pads, out))
 
 
-@kernel("conv2d_transpose", "depthwise_conv2d_transpose")
-def conv2d_transpose(ins, attrs, need):
-    x, w = ins
-    x, last, g, pads, dil, strides, oh, ow = _convt_setup(x, w, attrs)
-    n, c, h, wd = x.shape
-    _, og, kh, kw = w.shape
-    k = og * kh * kw
-    wt = w.reshape(g, c // g, k).swapaxes(-1, -2)               # (g, k, c/g)
-    cols = np.matmul(wt, x.reshape(n, g, c // g, h * wd))      # (n, g, k, h*w)
-    cols = cols.reshape(n, g * og, kh, kw, h, wd)
-    hb = _buffer_size(h, kh, strides[0], dil[0], pads[0][0], oh)
-    wb = _buffer_size(wd, kw, strides[1], dil[1], pads[1][0], ow)
-    out = col2im(cols, hb, wb, strides, dil)
-    return (_back(_crop(out, pads, oh, ow), last),)
+def _convt_kernels(op):
+    def forward(ins, attrs, need):
+        x, w = ins
+        x, last, g, pads, dil, strides, out = _convt_setup(op, x, w, attrs)
+        n, c = x.shape[:2]
+        sp, ks = x.shape[2:], w.shape[2:]
+        og = w.shape[1]
+        k = og * math.prod(ks)
+        wt = w.reshape(g, c // g, k).swapaxes(-1, -2)               # (g, k, c/g)
+        cols = np.matmul(wt, x.reshape(n, g, c // g, math.prod(sp)))
+        cols = cols.reshape((n, g * og) + tuple(ks) + tuple(sp))
+        res = col2im(cols, _buffer(sp, ks, strides, dil, pads, out), strides, dil)
+        return (_back(_crop(res, pads, out), last),)
+
+    def grad(ins, attrs, need):
+        x, w, gout = ins
+        x, last, g, pads, dil, strides, out = _convt_setup(op + "_grad", x, w, attrs)
+        gout = _nchw(gout, last)
+        n, c = x.shape[:2]
+        sp, ks = x.shape[2:], w.shape[2:]
+        og = w.shape[1]
+        k = og * math.prod(ks)
+        L = math.prod(sp)
+        gb = np.zeros((n, g * og) + _buffer(sp, ks, strides, dil, pads, out), gout.dtype)
+        gb[_ALL2 + tuple(slice(p[0], p[0] + o) for p, o in zip(pads, out))] = gout
+        cols = im2col(gb, ks, strides, dil, sp).reshape(n, g, k, L)
+        dx = dw = None
+        if need is None or need[0]:
+            dx = np.matmul(w.reshape(g, c // g, k), cols).reshape(x.shape)
+            dx = _back(dx, last)
+        if need is None or need[1]:
+            xs = x.reshape(n, g, c // g, L)
+            dw = np.matmul(xs, cols.swapaxes(-1, -2)).sum(axis=0).reshape(w.shape)
+        return dx, dw
+    return forward, grad
 
 
-@kernel("conv2d_transpose_grad", "depthwise_conv2d_transpose_grad")
-def conv2d_transpose_grad(ins, attrs, need):
-    x, w, gout = ins
-    x, last, g, pads, dil, strides, oh, ow = _convt_setup(x, w, attrs)
-    gout = _nchw(gout, last)
-    n, c, h, wd = x.shape
-    _, og, kh, kw = w.shape
-    k = og * kh * kw
-    hb = _buffer_size(h, kh, strides[0], dil[0], pads[0][0], oh)
-    wb = _buffer_size(wd, kw, strides[1], dil[1], pads[1][0], ow)
-    gb = np.zeros((n, g * og, hb, wb), gout.dtype)
-    (pt, _), (pl, _) = pads
-    gb[:, :, pt:pt + oh, pl:pl + ow] = gout
-    cols = im2col(gb, kh, kw, strides, dil, h, wd).reshape(n, g, k, h * wd)
-    dx = dw = None
-    if need is None or need[0]:
-        dx = np.matmul(w.reshape(g, c // g, k), cols).reshape(n, c, h, wd)
-        dx = _back(dx, last)
-    if need is None or need[1]:
-        xs = x.reshape(n, g, c // g, h * wd)
-        dw = np.matmul(xs, cols.swapaxes(-1, -2)).sum(axis=0).reshape(w.shape)
-    return dx, dw
+conv2d_transpose, conv2d_transpose_grad = _convt_kernels("conv2d_transpose")
+kernel("conv2d_transpose", "depthwise_conv2d_transpose")(conv2d_transpose)
+kernel("conv2d_transpose_grad", "depthwise_conv2d_transpose_grad")(conv2d_transpose_grad)
+conv3d_transpose, conv3d_transpose_grad = _convt_kernels("conv3d_transpose")
+kernel("conv3d_transpose")(conv3d_transpose)
+kernel("conv3d_transpose_grad")(conv3d_transpose_grad)
 
 
 # ------------------------------------------------------------------ double grads
@@ -191,4 +211,5 @@ def _bilinear(fwd, grad):
 
 
 register(_bilinear(conv2d, conv2d_grad), ("conv2d_grad_grad", "depthwise_conv2d_grad_grad"))
+register(_bilinear(conv3d, conv3d_grad), ("conv3d_grad_grad",))
 register(_bilinear(conv2d_transpose, conv2d_transpose_grad), ("conv2d_transpose_grad_grad",))

@@ -1,15 +1,21 @@
-"""numpy kernels of pool2d, max_pool2d_with_index and their grads.
+"""numpy kernels of pool2d, pool3d, max_pool2d_with_index,
+max_pool3d_with_index and their grads, for any number of spatial dims.
 
 Three paths, chosen per call from the geometry:
-- one window over the whole plane (global pooling): a flat reduction;
+- one window over the whole input (global pooling): a flat reduction;
 - ordinary windows (adaptive bins that tile included): one strided slice of
   the padded input per kernel offset, combined with maximum / add (padding is
   -inf for max, 0 for avg); backward adds back through the same slices;
-- adaptive bins that do not tile: averaging matrices for avg, a loop over
-  the output bins for max.
+- adaptive bins that do not tile: averaging matrices (one per axis) for avg,
+  a loop over the output bins for max.
 Max pooling routes the gradient to the first maximum of each window
-(row-major), as Paddle does.
+(row-major), as Paddle does; the mask of max_pool*_with_index is the flat
+index of that maximum within its (D, H, W) plane.
 """
+import functools
+import itertools
+import math
+
 import numpy as np
 
 from ...ops import OpError
@@ -20,14 +26,15 @@ from ..registry import kernel
 # Paddle's max pooling starts every window at -FLT_MAX (also for float64), so a
 # window wholly in the padding (ceil_mode) gives -FLT_MAX, not -inf
 _MAX_INIT = -float(np.finfo(np.float32).max)
+_ALL2 = (slice(None), slice(None))
 
 
 def _nchw(a, last):
-    return a.transpose(0, 3, 1, 2) if last else a
+    return a.transpose((0, a.ndim - 1) + tuple(range(1, a.ndim - 1))) if last else a
 
 
 def _back(a, last):
-    return a.transpose(0, 2, 3, 1) if last else a
+    return a.transpose((0,) + tuple(range(2, a.ndim)) + (1,)) if last else a
 
 
 class _Geo:
@@ -40,7 +47,7 @@ class _Geo:
         self.exclusive = attrs.get("exclusive", True)
         if self.adaptive:
             # bins tile exactly when the size divides evenly: plain windows then
-            self.tiles = all(i % o == 0 for i, o in zip(hw, self.out))
+            self.tiles = all(o and i % o == 0 for i, o in zip(hw, self.out))
             if self.tiles:
                 self.k = self.s = tuple(i // o for i, o in zip(hw, self.out))
                 self.adaptive = False
@@ -48,30 +55,31 @@ class _Geo:
             self.tiles = (all(p == (0, 0) for p in self.pads) and
                           all((s == k or o == 1) and o * k <= i
                               for i, k, s, o in zip(hw, self.k, self.s, self.out)))
-        # one window covering the whole plane: a flat reduction
-        self.whole = self.tiles and self.out == (1, 1) and tuple(self.k) == tuple(hw)
+        # one window covering the whole input: a flat reduction
+        self.whole = (self.tiles and all(o == 1 for o in self.out) and
+                      tuple(self.k) == tuple(hw))
 
 
 def _padded(x, geo, value):
     """x padded (with ``value``) so that every window lies inside it."""
-    (oh, ow), (kh, kw), (sh, sw) = geo.out, geo.k, geo.s
-    (pt, _), (pl, _) = geo.pads
-    h, w = x.shape[2:]
-    pb = max((oh - 1) * sh + kh - h - pt, 0)
-    pr = max((ow - 1) * sw + kw - w - pl, 0)
-    if pt or pb or pl or pr:
-        return np.pad(x, ((0, 0), (0, 0), (pt, pb), (pl, pr)), constant_values=value)
+    pads = tuple((p[0], max((o - 1) * s + k - i - p[0], 0))
+                 for i, o, k, s, p in zip(x.shape[2:], geo.out, geo.k, geo.s, geo.pads))
+    if any(a or b for a, b in pads):
+        return np.pad(x, ((0, 0), (0, 0)) + pads, constant_values=value)
     return x
 
 
 def _offsets(geo):
-    """(i, j, index expression) of every kernel offset, row-major: the slice of
-    the padded input that offset (i, j) contributes to each output window."""
-    (oh, ow), (kh, kw), (sh, sw) = geo.out, geo.k, geo.s
-    for i in range(kh):
-        for j in range(kw):
-            yield i, j, (Ellipsis, slice(i, i + sh * (oh - 1) + 1, sh),
-                         slice(j, j + sw * (ow - 1) + 1, sw))
+    """(kernel offset, index expression) of every kernel offset, row-major: the
+    slice of the padded input that offset contributes to each output window."""
+    return _window_offsets(tuple(geo.k), tuple(geo.s), tuple(geo.out))
+
+
+@functools.lru_cache(maxsize=1024)
+def _window_offsets(ks, strides, out):
+    return tuple((off, (Ellipsis,) + tuple(slice(i, i + s * (o - 1) + 1, s)
+                                           for i, s, o in zip(off, strides, out)))
+                 for off in itertools.product(*map(range, ks)))
 
 
 def _counts(size, k, s, pad, o):
@@ -90,14 +98,13 @@ def _inclusive_counts(size, k, s, pad, o):
 
 
 def _avg_divisor(x, geo):
-    full = float(geo.k[0] * geo.k[1])
+    full = float(math.prod(geo.k))
     if geo.tiles:
         return full
-    h, w = x.shape[2:]
     count = _counts if geo.exclusive else _inclusive_counts
-    ch = count(h, geo.k[0], geo.s[0], geo.pads[0][0], geo.out[0])
-    cw = count(w, geo.k[1], geo.s[1], geo.pads[1][0], geo.out[1])
-    d = np.outer(ch, cw)
+    d = functools.reduce(np.multiply.outer,
+                         [count(i, k, s, p[0], o) for i, k, s, p, o in
+                          zip(x.shape[2:], geo.k, geo.s, geo.pads, geo.out)])
     if not geo.exclusive and (d == full).all():
         return full
     return d.astype(x.dtype)
@@ -116,24 +123,39 @@ def _adaptive_matrix(size, o, dtype):
     return m
 
 
+def _along(y, m, ax):
+    """Contract axis ``ax`` of ``y`` with the columns of the matrix ``m``."""
+    if ax == y.ndim - 1:
+        return np.matmul(y, m.T)
+    if ax == y.ndim - 2:
+        return np.matmul(m, y)
+    return np.moveaxis(np.matmul(m, np.moveaxis(y, ax, -2)), -2, ax)
+
+
+def _adaptive_avg(y, sizes, out, dtype, adjoint=False):
+    """Average over the adaptive bins, one axis at a time (``adjoint``: spread
+    output gradients back over the bins)."""
+    for a, (size, o) in enumerate(zip(sizes, out)):
+        m = _adaptive_matrix(size, o, dtype)
+        y = _along(y, m.T if adjoint else m, 2 + a)
+    return y
+
+
 # ------------------------------------------------------------------ forward
 def pool_forward(x, geo, is_max):
     if geo.whole:
         flat = x.reshape(x.shape[0], x.shape[1], -1)
         r = flat.max(axis=-1) if is_max else flat.mean(axis=-1)
-        return r.reshape(x.shape[0], x.shape[1], 1, 1)
+        return r.reshape(x.shape[:2] + (1,) * (x.ndim - 2))
     if geo.adaptive:
         if is_max:
             return _adaptive_max(x, geo)[0]
-        h, w = x.shape[2:]
-        ah = _adaptive_matrix(h, geo.out[0], x.dtype)
-        aw = _adaptive_matrix(w, geo.out[1], x.dtype)
-        return np.matmul(np.matmul(ah, x), aw.T)
+        return _adaptive_avg(x, x.shape[2:], geo.out, x.dtype)
     # one strided slice per kernel offset: numpy reduces small, strided window
     # axes slowly, but combines whole slices at full speed
     xp = _padded(x, geo, _MAX_INIT if is_max else 0)
     out = None
-    for _, _, sl in _offsets(geo):
+    for _, sl in _offsets(geo):
         v = xp[sl]
         if out is None:
             out = v.copy()
@@ -147,36 +169,50 @@ def pool_forward(x, geo, is_max):
     return out
 
 
+def _flat(pos, sizes):
+    """Row-major flat index of per-axis positions within ``sizes``."""
+    flat = 0
+    for p, size in zip(pos, sizes):
+        flat = flat * size + p
+    return flat
+
+
 def _adaptive_max(x, geo):
-    """Output and flat input index (h * W + w) of each bin's first maximum."""
-    n, c, h, w = x.shape
-    (oh, ow) = geo.out
-    hs, he = _bins(h, oh)
-    ws, we = _bins(w, ow)
-    out = np.empty((n, c, oh, ow), x.dtype)
-    idx = np.empty((n, c, oh, ow), np.int64)
-    for i in range(oh):
-        for j in range(ow):
-            blk = x[:, :, hs[i]:he[i], ws[j]:we[j]].reshape(n, c, -1)
-            bw = we[j] - ws[j]
-            a = blk.argmax(axis=-1)
-            out[:, :, i, j] = np.take_along_axis(blk, a[..., None], -1)[..., 0]
-            idx[:, :, i, j] = (hs[i] + a // bw) * w + ws[j] + a % bw
+    """Output and flat input index (e.g. (d * H + h) * W + w) of each bin's first
+    maximum."""
+    n, c = x.shape[:2]
+    sp = x.shape[2:]
+    bins = [_bins(i, o) for i, o in zip(sp, geo.out)]
+    out = np.empty((n, c) + tuple(geo.out), x.dtype)
+    idx = np.empty((n, c) + tuple(geo.out), np.int64)
+    for pos in itertools.product(*map(range, geo.out)):
+        starts = [int(b[0][p]) for b, p in zip(bins, pos)]
+        ends = [int(b[1][p]) for b, p in zip(bins, pos)]
+        blk = x[_ALL2 + tuple(slice(a, b) for a, b in zip(starts, ends))].reshape(n, c, -1)
+        a = blk.argmax(axis=-1)
+        out[_ALL2 + pos] = np.take_along_axis(blk, a[..., None], -1)[..., 0]
+        local = np.unravel_index(a, tuple(b - s for s, b in zip(starts, ends)))
+        idx[_ALL2 + pos] = _flat([s + l for s, l in zip(starts, local)], sp)
     return out, idx
 
 
 def _window_argmax(x, geo):
-    """Output and flat input index (h * W + w) of the first maximum of each window."""
-    w = x.shape[3]
-    (oh, ow), (sh, sw) = geo.out, geo.s
-    (pt, _), (pl, _) = geo.pads
+    """Output and flat input index of the first maximum of each window."""
+    sp = x.shape[2:]
+    nd = len(sp)
+    mult = [math.prod(sp[a + 1:]) for a in range(nd)]
+    # flat index of every window's origin (which may lie in the padding)
+    base = 0
+    for a in range(nd):
+        shape = [1] * nd
+        shape[a] = geo.out[a]
+        base = base + ((np.arange(geo.out[a]) * geo.s[a] - geo.pads[a][0]) *
+                       mult[a]).reshape(shape)
     xp = _padded(x, geo, _MAX_INIT)
-    rows0 = np.arange(oh)[:, None] * sh - pt
-    cols0 = np.arange(ow)[None, :] * sw - pl
     best = idx = None
-    for i, j, sl in _offsets(geo):
+    for off, sl in _offsets(geo):
         v = xp[sl]
-        pos = (rows0 + i) * w + cols0 + j
+        pos = base + sum(o * m for o, m in zip(off, mult))
         if best is None:
             best = v.copy()
             idx = np.broadcast_to(pos, v.shape).copy()
@@ -189,28 +225,25 @@ def _window_argmax(x, geo):
 
 # ------------------------------------------------------------------ backward
 def pool_backward(x, out, g, geo, is_max):
-    n, c, h, w = x.shape
+    sp = x.shape[2:]
     if geo.whole:
         if is_max:
-            return scatter_flat(x.reshape(n, c, -1).argmax(axis=-1).reshape(n, c, 1, 1),
-                                g, x.shape)
-        return np.broadcast_to(g / (h * w), x.shape).astype(x.dtype)
+            a = x.reshape(x.shape[0], x.shape[1], -1).argmax(axis=-1)
+            return scatter_flat(a.reshape(out.shape), g, x.shape)
+        return np.broadcast_to(g / math.prod(sp), x.shape).astype(x.dtype)
     if geo.adaptive:
         if is_max:
             return scatter_flat(_adaptive_max(x, geo)[1], g, x.shape)
-        ah = _adaptive_matrix(h, geo.out[0], x.dtype)
-        aw = _adaptive_matrix(w, geo.out[1], x.dtype)
-        return np.matmul(np.matmul(ah.T, g), aw)
-    (pt, _), (pl, _) = geo.pads
+        return _adaptive_avg(g, sp, geo.out, x.dtype, adjoint=True)
     xp = _padded(x, geo, _MAX_INIT if is_max else 0)
     dxp = np.zeros(xp.shape, g.dtype)
     if not is_max:
         gs = g / _avg_divisor(x, geo)
-        for _, _, sl in _offsets(geo):
+        for _, sl in _offsets(geo):
             dxp[sl] += gs
     else:
         taken = None                       # windows whose first maximum is found
-        for _, _, sl in _offsets(geo):
+        for _, sl in _offsets(geo):
             hit = xp[sl] == out
             if taken is None:
                 taken = hit
@@ -218,16 +251,16 @@ def pool_backward(x, out, g, geo, is_max):
                 hit &= ~taken
                 taken |= hit
             dxp[sl] += g * hit
-    if dxp.shape[2:] != (h, w):
-        dxp = dxp[:, :, pt:pt + h, pl:pl + w]
+    if dxp.shape[2:] != sp:
+        dxp = dxp[_ALL2 + tuple(slice(p[0], p[0] + i) for p, i in zip(geo.pads, sp))]
     return dxp
 
 
 def scatter_flat(idx, g, shape):
-    """Add g at flat spatial positions idx (N, C, oh, ow) of an (N, C, H, W) zero array."""
-    n, c, h, w = shape
-    dx = np.zeros((n * c, h * w), g.dtype)
-    rows = np.repeat(np.arange(n * c), idx.shape[2] * idx.shape[3])
+    """Add g at flat spatial positions idx (N, C, *out) of an (N, C, *spatial) zero array."""
+    nc = shape[0] * shape[1]
+    dx = np.zeros((nc, math.prod(shape[2:])), g.dtype)
+    rows = np.repeat(np.arange(nc), math.prod(idx.shape[2:]))
     np.add.at(dx, (rows, idx.reshape(-1)), g.reshape(-1))
     return dx.reshape(shape)
 
@@ -239,13 +272,13 @@ def _setup(x, attrs):
     return x, last, _Geo(x.shape[2:], attrs), attrs["pooling_type"] == "max"
 
 
-@kernel("pool2d")
+@kernel("pool2d", "pool3d")
 def pool2d(ins, attrs, need):
     x, last, geo, is_max = _setup(ins[0], attrs)
     return (_back(pool_forward(x, geo, is_max), last),)
 
 
-@kernel("pool2d_grad")
+@kernel("pool2d_grad", "pool3d_grad")
 def pool2d_grad(ins, attrs, need):
     x, out, g = ins
     x, last, geo, is_max = _setup(x, attrs)
@@ -253,12 +286,11 @@ def pool2d_grad(ins, attrs, need):
 
 
 def _idx_geo(x, attrs):
-    full = dict(attrs, padding_algorithm="EXPLICIT", ceil_mode=False, exclusive=True,
-                data_format="NCHW")
+    full = dict(attrs, padding_algorithm="EXPLICIT", ceil_mode=False, exclusive=True)
     return _Geo(x.shape[2:], full)
 
 
-@kernel("max_pool2d_with_index")
+@kernel("max_pool2d_with_index", "max_pool3d_with_index")
 def max_pool2d_with_index(ins, attrs, need):
     x = ins[0]
     geo = _idx_geo(x, attrs)
@@ -266,7 +298,7 @@ def max_pool2d_with_index(ins, attrs, need):
     return out, idx.astype(np.int32)
 
 
-@kernel("max_pool2d_with_index_grad")
+@kernel("max_pool2d_with_index_grad", "max_pool3d_with_index_grad")
 def max_pool2d_with_index_grad(ins, attrs, need):
     x, mask, g = ins
     return (scatter_flat(mask.astype(np.int64), g, x.shape),)

@@ -1,7 +1,9 @@
-"""``paddle.nn.functional`` convolutions: conv1d, conv2d, conv1d_transpose,
-conv2d_transpose.  Each emits the ops Paddle emits: the conv op (or
-depthwise_conv2d when every input channel is its own group), then the bias
-as reshape + elementwise_add (NCHW) or elementwise_add (NHWC); 1-D
+"""``paddle.nn.functional`` convolutions: conv1d, conv2d, conv3d,
+conv1d_transpose, conv2d_transpose, conv3d_transpose.  Each emits the ops
+Paddle emits: the conv op (or depthwise_conv2d when every input channel is
+its own group; 3-D has no depthwise op), then the bias as reshape +
+elementwise_add (channels first) or elementwise_add (channels last), or one
+elementwise_add with an axis (1-D convolutions, conv3d_transpose); 1-D
 convolutions are 2-D ones on an unsqueezed input.
 """
 import numbers
@@ -9,12 +11,15 @@ import numbers
 from ...ops import bind, get_op
 from ... import tensor as T
 
-__all__ = ["conv1d", "conv2d", "conv1d_transpose", "conv2d_transpose"]
+__all__ = ["conv1d", "conv2d", "conv3d", "conv1d_transpose", "conv2d_transpose",
+           "conv3d_transpose"]
 
 _CONV2D = get_op("conv2d")
 _DEPTHWISE = get_op("depthwise_conv2d")
 _CONVT = get_op("conv2d_transpose")
 _DEPTHWISE_T = get_op("depthwise_conv2d_transpose")
+_CONV3D = get_op("conv3d")
+_CONV3DT = get_op("conv3d_transpose")
 _ADD = get_op("elementwise_add")
 
 
@@ -84,13 +89,13 @@ def _conv_padding(padding, num_dims, channel_last):
 
 def add_bias(out, bias, channel_last):
     """Paddle's bias add after a conv: NHWC adds on the last axis, NCHW reshapes
-    the bias to [1, C, 1, ...] first."""
+    the bias to [1, C, 1, ...] first (C written out, as Paddle's static path)."""
     if bias is None:
         return out
     if channel_last:
         return T.add(out, bias)
     nd = len(out.shape)
-    return T.add(out, T.reshape(bias, [1, -1] + [1] * (nd - 2)))
+    return T.add(out, T.reshape(bias, [1] + list(bias.shape) + [1] * (nd - 2)))
 
 
 def add_bias_axis(out, bias, channel_dim):
@@ -242,3 +247,43 @@ def conv1d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
     out = bind(_DEPTHWISE_T if depthwise else _CONVT, (x4, w4), attrs)[0]
     out = add_bias_axis(out, bias, -1 if last else 1)
     return T.squeeze(out, axis=[axis])
+
+
+# ------------------------------------------------------------------ 3-D
+def _check_format_3d(data_format):
+    if data_format not in ("NCDHW", "NDHWC"):
+        raise ValueError(f"Attr(data_format) should be 'NCDHW' or 'NDHWC'. Received "
+                         f"Attr(data_format): {data_format}.")
+    return data_format == "NDHWC"
+
+
+def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
+           data_format="NCDHW", name=None):
+    last = _check_format_3d(data_format)
+    _check_input(x, 5, "conv3d", data_format)
+    c = x.shape[-1 if last else 1]
+    _check_groups(c, weight.shape[0], groups, list(x.shape), "conv3d")
+    pad, algo = _conv_padding(padding, 3, last)
+    attrs = _conv_attrs(convert_to_list(stride, 3, "stride"), pad, algo,
+                        convert_to_list(dilation, 3, "dilation"), groups, data_format)
+    out = bind(_CONV3D, (x, weight), attrs)[0]
+    return add_bias(out, bias, last)
+
+
+def conv3d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1, output_size=None, data_format="NCDHW", name=None):
+    last = _check_format_3d(data_format)
+    _check_input(x, 5, "conv3d_transpose", data_format)
+    if len(weight.shape) != 5:
+        raise ValueError(f"Input weight should be 5D tensor, but received weight with the "
+                         f"shape of {list(weight.shape)}")
+    c = x.shape[-1 if last else 1]
+    _check_groups(c, 0, groups, list(x.shape), "conv3d_transpose", filters=False)
+    pad, algo = _conv_padding(padding, 3, last)
+    osize = _output_size(output_size, output_padding, 3)
+    # the op's data_format only says where the channels are: 'NCHW' / 'NHWC'
+    attrs = _convt_attrs(convert_to_list(stride, 3, "stride"), pad, algo, output_padding,
+                         osize, groups, convert_to_list(dilation, 3, "dilation"),
+                         "NHWC" if last else "NCHW", 3)
+    out = bind(_CONV3DT, (x, weight), attrs)[0]
+    return add_bias_axis(out, bias, -1 if last else 1)

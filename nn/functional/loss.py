@@ -22,6 +22,7 @@ _HUBER = get_op("huber_loss")
 _KLDIV = get_op("kldiv_loss")
 _LABEL_SMOOTH = get_op("label_smooth")
 _MEAN = get_op("mean")
+_SUM = get_op("reduce_sum")
 
 
 def _check_reduction(reduction, api, allowed=("sum", "mean", "none")):
@@ -68,8 +69,8 @@ def _hard_class_weights(weight, label, ignore_index, axis, input):
 
 
 def _nonzero_guard(s):
-    """s + (s == 0): keeps a division defined when every label is ignored."""
-    return T.add(s, T.cast(s == 0.0, s.dtype))
+    """s + equal(s, 0): keeps a division defined when every label is ignored."""
+    return T.add(s, T.cast(T.equal(s, 0.0), s.dtype))
 
 
 def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean",
@@ -229,8 +230,8 @@ def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=
         out = T.add(out, T.full([1], margin, dtype=out.dtype))
     from .activation import relu
     out = relu(out)
-    if reduction == "sum":
-        return T.sum(out)
+    if reduction == "sum":      # Paddle's attributes: dim [0] under reduce_all
+        return bind(_SUM, (out,), {"dim": [0], "keep_dim": False, "reduce_all": True})[0]
     if reduction == "mean":
         return bind(_MEAN, (out,))[0]
     return out

@@ -1,5 +1,6 @@
 """``paddle.nn.functional`` normalisation: batch_norm, layer_norm, group_norm,
-instance_norm, normalize.
+instance_norm, normalize, local_response_norm (composed of public ops, as
+Paddle 2.6 does: square, pad over the channels, average pool, pow, divide).
 
 batch_norm updates the running statistics as Paddle does in place: the op's
 MeanOut/VarianceOut are written back into ``running_mean``/``running_var``
@@ -10,8 +11,11 @@ import numbers
 
 from ...ops import bind, get_op, has_op, OpError
 from ... import tensor as T
+from .common import pad
+from .pooling import avg_pool2d, avg_pool3d
 
-__all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "normalize"]
+__all__ = ["batch_norm", "layer_norm", "group_norm", "instance_norm", "normalize",
+           "local_response_norm"]
 
 _BN = get_op("batch_norm")
 _LN = get_op("layer_norm")
@@ -117,3 +121,49 @@ def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
     else:
         norm = T.sum(T.abs(x) ** float(p), axis=axis, keepdim=True) ** (1.0 / p)
     return T.divide(x, T.maximum(norm, T.full([1], epsilon, dtype=x.dtype)))
+
+
+_LRN_FORMATS = ("NCL", "NLC", "NCHW", "NHWC", "NCDHW", "NDHWC")
+
+
+def local_response_norm(x, size, alpha=1e-4, beta=0.75, k=1.0, data_format="NCHW",
+                        name=None):
+    """x / (k + alpha * mean of x^2 over ``size`` neighbouring channels) ** beta:
+    the squares are padded along the channels and average-pooled (pool2d for
+    3-D inputs, pool3d on a [N, 1, C, H, rest] view otherwise)."""
+    if data_format not in _LRN_FORMATS:
+        raise ValueError(f"data_format should be in one of [NCL, NCHW, NCDHW, NLC, NHWC, "
+                         f"NDHWC], but got {data_format}")
+    sizes = list(x.shape)
+    dim = len(sizes)
+    if dim < 3:
+        raise ValueError(f"Expected 3D or higher dimensionality input, but got {dim} "
+                         f"dimensions")
+    for i, sz in enumerate(sizes[1:], 1):
+        if not sz > 0:
+            raise ValueError(f"Expected every dim's size to be larger than 0, but the size "
+                             f"of the {i}-th dim is {sz}")
+    if size < 1:            # Paddle's avg_pool refuses the window
+        raise ValueError(f"local_response_norm: size must be at least 1, got {size}")
+    last = data_format[-1] == "C"
+    before, after = size // 2, (size - 1) // 2
+    div = T.unsqueeze(T.multiply(x, x), axis=1)
+    if dim == 3:
+        div = pad(div, [0, 0, before, after] if not last else [before, after, 0, 0])
+        div = avg_pool2d(div, kernel_size=(1, size) if last else (size, 1), stride=1)
+        div = T.squeeze(div, axis=1)
+    else:
+        rest = 1
+        for v in sizes[1:]:
+            rest *= v
+        if last:
+            view = [sizes[0], 1, sizes[1], rest // (sizes[1] * sizes[-1]), sizes[-1]]
+            pads, kernel = [before, after, 0, 0, 0, 0], (1, 1, size)
+        else:
+            view = [sizes[0], 1, sizes[1], sizes[2], rest // (sizes[1] * sizes[2])]
+            pads, kernel = [0, 0, 0, 0, before, after], (size, 1, 1)
+        div = pad(T.reshape(div, view), pads, data_format="NCDHW")
+        div = avg_pool3d(div, kernel_size=kernel, stride=1)
+        div = T.reshape(T.squeeze(div, axis=1), sizes)
+    div = T.pow(T.scale(div, scale=alpha, bias=k), beta)
+    return T.divide(x, div)

@@ -1,8 +1,10 @@
-"""``paddle.nn.functional`` pooling: max/avg pool 1-D and 2-D, adaptive
-avg/max pool 1-D and 2-D.  1-D pooling is 2-D pooling on an unsqueezed input
-(as Paddle does); max pooling with ``return_mask`` and adaptive max pooling
-use ``max_pool2d_with_index``, everything else ``pool2d``.
+"""``paddle.nn.functional`` pooling: max/avg pool 1-D, 2-D and 3-D, adaptive
+avg/max pool 1-D, 2-D and 3-D.  1-D pooling is 2-D pooling on an unsqueezed
+input (as Paddle does); max pooling with ``return_mask`` and adaptive max
+pooling use ``max_pool2d_with_index`` / ``max_pool3d_with_index``, everything
+else ``pool2d`` / ``pool3d``.
 """
+import math
 import numbers
 
 from ...ops import bind, get_op
@@ -10,10 +12,13 @@ from ... import tensor as T
 from .conv import convert_to_list, update_padding_nd
 
 __all__ = ["max_pool1d", "max_pool2d", "avg_pool1d", "avg_pool2d", "adaptive_avg_pool1d",
-           "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d"]
+           "adaptive_avg_pool2d", "adaptive_max_pool1d", "adaptive_max_pool2d", "max_pool3d",
+           "avg_pool3d", "adaptive_avg_pool3d", "adaptive_max_pool3d"]
 
 _POOL = get_op("pool2d")
 _WITH_INDEX = get_op("max_pool2d_with_index")
+_POOL3D = get_op("pool3d")
+_WITH_INDEX3D = get_op("max_pool3d_with_index")
 
 
 def _check_rank(x, rank, api):
@@ -29,18 +34,18 @@ def _check_format(fmt, api, allowed=("NCHW", "NHWC")):
 
 
 def _pool(x, kind, ksize, strides, paddings, algo, ceil_mode, exclusive, data_format,
-          adaptive=False):
+          adaptive=False, op=_POOL):
     attrs = {"pooling_type": kind, "ksize": ksize, "global_pooling": False,
              "strides": strides, "paddings": paddings, "padding_algorithm": algo,
              "use_cudnn": True, "ceil_mode": ceil_mode, "exclusive": exclusive,
              "data_format": data_format, "adaptive": adaptive}
-    return bind(_POOL, (x,), attrs)[0]
+    return bind(op, (x,), attrs)[0]
 
 
-def _with_index(x, ksize, strides, paddings, adaptive):
+def _with_index(x, ksize, strides, paddings, adaptive, op=_WITH_INDEX):
     attrs = {"ksize": ksize, "strides": strides, "paddings": paddings,
              "global_pooling": False, "adaptive": adaptive}
-    return bind(_WITH_INDEX, (x,), attrs)
+    return bind(op, (x,), attrs)
 
 
 def _pool_padding(padding, num_dims, channel_last, ceil_mode):
@@ -92,18 +97,23 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusiv
     out = _pool(x, "avg", k, s, pad, algo, ceil_mode, exclusive, data_format)
     if divisor_override is None:
         return out
+    return _divide(out, k, divisor_override)
+
+
+def _divide(out, k, divisor_override):
     if not isinstance(divisor_override, numbers.Number) or divisor_override == 0:
         raise ValueError(f"divisor_override must be a non-zero number, got {divisor_override!r}")
     # two scales, as Paddle's ``out * (kh * kw) / divisor_override``
-    return T.scale(T.scale(out, scale=float(k[0] * k[1])), scale=1.0 / divisor_override)
+    return T.scale(T.scale(out, scale=float(math.prod(k))), scale=1.0 / divisor_override)
 
 
 def _adaptive_size(x, output_size, hw):
+    n = len(hw)
     if isinstance(output_size, numbers.Integral):
-        return convert_to_list(output_size, 2, "output_size")
+        return convert_to_list(output_size, n, "output_size")
     out = list(output_size)
-    if len(out) != 2:
-        raise ValueError(f"output_size must be an int or 2 values, got {output_size}")
+    if len(out) != n:
+        raise ValueError(f"output_size must be an int or {n} values, got {output_size}")
     return [hw[i] if v is None else int(v) for i, v in enumerate(out)]
 
 
@@ -169,3 +179,45 @@ def adaptive_max_pool1d(x, output_size, return_mask=False, name=None):
     x4 = T.unsqueeze(x, [2])
     res = _with_index(x4, [1] + size, [1, 1], [0, 0], True)
     return _squeeze_result(res, True) if return_mask else T.squeeze(res[0], [2])
+
+
+# ------------------------------------------------------------------ 3-D
+def max_pool3d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
+               data_format="NCDHW", name=None):
+    _check_format(data_format, "max_pool3d", ("NCDHW", "NDHWC"))
+    _check_rank(x, 5, "max_pool3d")
+    k, s = _window(kernel_size, stride, 3)
+    pad, algo = _pool_padding(padding, 3, data_format == "NDHWC", ceil_mode)
+    if return_mask:
+        if data_format == "NDHWC":
+            raise ValueError("When setting return_mask to true, data_format must be set to "
+                             "NCDHW in API:max_pool3d")
+        return tuple(_with_index(x, k, s, pad, False, _WITH_INDEX3D))
+    # Paddle's static max_pool3d writes exclusive=False (max pooling ignores it)
+    return _pool(x, "max", k, s, pad, algo, ceil_mode, False, data_format, op=_POOL3D)
+
+
+def avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
+               divisor_override=None, data_format="NCDHW", name=None):
+    _check_format(data_format, "avg_pool3d", ("NCDHW", "NDHWC"))
+    _check_rank(x, 5, "avg_pool3d")
+    k, s = _window(kernel_size, stride, 3)
+    pad, algo = _pool_padding(padding, 3, data_format == "NDHWC", ceil_mode)
+    out = _pool(x, "avg", k, s, pad, algo, ceil_mode, exclusive, data_format, op=_POOL3D)
+    return out if divisor_override is None else _divide(out, k, divisor_override)
+
+
+def adaptive_avg_pool3d(x, output_size, data_format="NCDHW", name=None):
+    _check_format(data_format, "adaptive_avg_pool3d", ("NCDHW", "NDHWC"))
+    _check_rank(x, 5, "adaptive_avg_pool3d")
+    dhw = x.shape[2:5] if data_format == "NCDHW" else x.shape[1:4]
+    size = _adaptive_size(x, output_size, dhw)
+    return _pool(x, "avg", size, [1, 1, 1], [0, 0, 0], "EXPLICIT", False, True, data_format,
+                 adaptive=True, op=_POOL3D)
+
+
+def adaptive_max_pool3d(x, output_size, return_mask=False, name=None):
+    _check_rank(x, 5, "adaptive_max_pool3d")
+    size = _adaptive_size(x, output_size, x.shape[2:5])
+    out, mask = _with_index(x, size, [1, 1, 1], [0, 0, 0], True, _WITH_INDEX3D)
+    return (out, mask) if return_mask else out

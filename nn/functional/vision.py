@@ -96,8 +96,7 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
             return pooling.adaptive_avg_pool1d(x, size)
         if nd == 4:
             return pooling.adaptive_avg_pool2d(x, size)
-        raise NotImplementedError("AREA interpolation of 5-D inputs (adaptive_avg_pool3d) "
-                                  "is not supported yet")
+        return pooling.adaptive_avg_pool3d(x, size)
     data_format = data_format.upper()
     if nd in _FORMATS and data_format not in _FORMATS[nd]:
         raise ValueError(f"Got wrong value for param `data_format`: {data_format} received "

@@ -4,7 +4,8 @@ from ``sampan.nn``."""
 import importlib
 
 _MODULES = ("layers", "container", "common", "conv", "pooling", "norm", "activation",
-            "loss", "loss_extra", "transformer", "extra")
+            "loss", "loss_extra", "transformer", "transformer_decoder", "extra", "rnn",
+            "norm_extra")
 
 __all__ = []
 for _m in _MODULES:

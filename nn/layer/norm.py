@@ -13,7 +13,8 @@ from ..param_attr import ParamAttr
 from .layers import Layer
 
 __all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "LayerNorm",
-           "GroupNorm", "InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D"]
+           "GroupNorm", "InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D",
+           "LocalResponseNorm"]
 
 
 def _frozen_by(attr):
@@ -200,6 +201,28 @@ class LayerNorm(Layer):
 
     def extra_repr(self):
         return f"normalized_shape={self._normalized_shape}, epsilon={self._epsilon}"
+
+
+class LocalResponseNorm(Layer):
+    """Local response normalization over neighbouring channels
+    (``F.local_response_norm``)."""
+
+    def __init__(self, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NCHW", name=None):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+        self.data_format, self.name = data_format, name
+
+    def forward(self, input):
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k,
+                                     self.data_format, self.name)
+
+    def extra_repr(self):
+        s = f"size={self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+        if self.data_format != "NCHW":
+            s += f", data_format={self.data_format}"
+        if self.name is not None:
+            s += f", name={self.name}"
+        return s
 
 
 class GroupNorm(Layer):

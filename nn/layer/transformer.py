@@ -1,6 +1,10 @@
 """Transformer encoder pieces with Paddle's argument names and defaults:
-MultiHeadAttention, TransformerEncoderLayer, TransformerEncoder.  The
-incremental-decoding ``cache`` is not supported (passing one is an error)."""
+MultiHeadAttention, TransformerEncoderLayer, TransformerEncoder, with
+Paddle's incremental-decoding caches: ``MultiHeadAttention.Cache`` (keys and
+values of the positions so far, extended by each call along the sequence
+axis) and ``MultiHeadAttention.StaticCache`` (keys and values computed once,
+for cross attention).  The decoder is in transformer_decoder.py."""
+import collections
 import copy
 
 from ... import tensor as _T
@@ -19,7 +23,7 @@ def _convert_param_attr_to_list(param_attr, n):
     expanded, anything else is copied n times (a name gets suffix ``_i``)."""
     if isinstance(param_attr, (list, tuple)):
         if len(param_attr) != n:
-            raise ValueError(f"length of param_attr should be {n} when it is a list/tuple")
+            raise AssertionError(f"length of param_attr should be {n} when it is a list/tuple")
         return [ParamAttr._to_attr(None) if a is True else False if a is False
                 else ParamAttr._to_attr(a) for a in param_attr]
     if isinstance(param_attr, bool):
@@ -45,23 +49,24 @@ def _convert_attention_mask(attn_mask, dtype):
     return _T.cast(attn_mask, dtype)
 
 
-def _no_cache(cache, who):
-    if cache is not None:
-        raise NotImplementedError(f"{who}: the incremental `cache` argument is not "
-                                  "supported by sampan")
-
-
 class MultiHeadAttention(Layer):
     """Scaled dot-product attention over ``num_heads`` heads with
-    q/k/v/out projections (Linear layers ``q_proj`` ... ``out_proj``)."""
+    q/k/v/out projections (Linear layers ``q_proj`` ... ``out_proj``).
+    ``forward`` returns ``out``, or a tuple ``(out[, weights][, cache])`` when
+    ``need_weights`` is set or a cache is given."""
+
+    Cache = collections.namedtuple("Cache", ["k", "v"])
+    StaticCache = collections.namedtuple("StaticCache", ["k", "v"])
 
     def __init__(self, embed_dim, num_heads, dropout=0.0, kdim=None, vdim=None,
                  need_weights=False, weight_attr=None, bias_attr=None):
         super().__init__()
         if embed_dim <= 0:
-            raise ValueError(f"Expected embed_dim to be greater than 0, but received {embed_dim}")
+            raise AssertionError(f"Expected embed_dim to be greater than 0, but received "
+                                 f"{embed_dim}")
         if num_heads <= 0:
-            raise ValueError(f"Expected num_heads to be greater than 0, but received {num_heads}")
+            raise AssertionError(f"Expected num_heads to be greater than 0, but received "
+                                 f"{num_heads}")
         self.embed_dim = embed_dim
         self.kdim = kdim if kdim is not None else embed_dim
         self.vdim = vdim if vdim is not None else embed_dim
@@ -70,8 +75,8 @@ class MultiHeadAttention(Layer):
         self.need_weights = need_weights
         self.head_dim = embed_dim // num_heads
         if self.head_dim * num_heads != embed_dim:
-            raise ValueError(f"embed_dim ({embed_dim}) must be divisible by num_heads "
-                             f"({num_heads})")
+            raise AssertionError(f"embed_dim ({embed_dim}) must be divisible by num_heads "
+                                 f"({num_heads})")
         self.q_proj = Linear(embed_dim, embed_dim, weight_attr, bias_attr=bias_attr)
         self.k_proj = Linear(self.kdim, embed_dim, weight_attr, bias_attr=bias_attr)
         self.v_proj = Linear(self.vdim, embed_dim, weight_attr, bias_attr=bias_attr)
@@ -83,14 +88,40 @@ class MultiHeadAttention(Layer):
         return _T.transpose(x, perm=[0, 2, 1, 3])
 
     def compute_kv(self, key, value):
-        return self._split_heads(self.k_proj(key)), self._split_heads(self.v_proj(value))
+        """Projected keys and values, [batch, heads, seq, head_dim] each."""
+        k, v = self.k_proj(key), self.v_proj(value)
+        return self._split_heads(k), self._split_heads(v)
+
+    def _prepare_qkv(self, query, key, value, cache=None):
+        q = self._split_heads(self.q_proj(query))
+        if isinstance(cache, self.StaticCache):
+            k, v = cache.k, cache.v
+        else:
+            k, v = self.compute_kv(key, value)
+        if isinstance(cache, self.Cache):
+            k = _T.concat([cache.k, k], axis=2)
+            v = _T.concat([cache.v, v], axis=2)
+            cache = self.Cache(k, v)
+        return (q, k, v) if cache is None else (q, k, v, cache)
+
+    def gen_cache(self, key, value=None, type=Cache):
+        """A ``StaticCache`` of ``compute_kv(key, value)``; or a ``Cache``: empty
+        ([batch, heads, 0, head_dim], batch from ``key``) when ``value`` is None,
+        else holding ``key`` and ``value`` as they are."""
+        if type == MultiHeadAttention.StaticCache:
+            return self.StaticCache(*self.compute_kv(key, value))
+        if value is None:
+            shape = [_T.shape(key)[0], self.num_heads, 0, self.head_dim]
+            return self.Cache(_T.full(shape, 0, key.dtype), _T.full(shape, 0, key.dtype))
+        return self.Cache(key, value)
 
     def forward(self, query, key=None, value=None, attn_mask=None, cache=None):
-        _no_cache(cache, "MultiHeadAttention")
         key = query if key is None else key
         value = query if value is None else value
-        q = self._split_heads(self.q_proj(query))
-        k, v = self.compute_kv(key, value)
+        if cache is None:
+            q, k, v = self._prepare_qkv(query, key, value, cache)
+        else:
+            q, k, v, cache = self._prepare_qkv(query, key, value, cache)
         product = _T.matmul(q * (self.head_dim ** -0.5), k, transpose_y=True)
         if attn_mask is not None:
             product = product + _convert_attention_mask(attn_mask, product.dtype)
@@ -102,7 +133,12 @@ class MultiHeadAttention(Layer):
         out = _T.transpose(out, perm=[0, 2, 1, 3])
         out = _T.reshape(out, shape=[0, 0, out.shape[2] * out.shape[3]])
         out = self.out_proj(out)
-        return (out, weights) if self.need_weights else out
+        outs = [out]
+        if self.need_weights:
+            outs.append(weights)
+        if cache is not None:
+            outs.append(cache)
+        return out if len(outs) == 1 else tuple(outs)
 
 
 class TransformerEncoderLayer(Layer):
@@ -121,7 +157,7 @@ class TransformerEncoderLayer(Layer):
         for what, v in (("d_model", d_model), ("nhead", nhead),
                         ("dim_feedforward", dim_feedforward)):
             if v <= 0:
-                raise ValueError(f"Expected {what} to be greater than 0, but received {v}")
+                raise AssertionError(f"Expected {what} to be greater than 0, but received {v}")
         attn_dropout = dropout if attn_dropout is None else attn_dropout
         act_dropout = dropout if act_dropout is None else act_dropout
         self.normalize_before = normalize_before
@@ -138,16 +174,22 @@ class TransformerEncoderLayer(Layer):
         self.dropout1 = Dropout(dropout, mode="upscale_in_train")
         self.dropout2 = Dropout(dropout, mode="upscale_in_train")
         if not hasattr(F, activation):
-            raise ValueError(f"TransformerEncoderLayer: unknown activation '{activation}'")
+            raise AttributeError(f"module 'paddle.nn.functional' has no attribute "
+                                 f"'{activation}'")
         self.activation = getattr(F, activation)
 
     def forward(self, src, src_mask=None, cache=None):
-        _no_cache(cache, "TransformerEncoderLayer")
+        """``src``, or ``(src, new_cache)`` when an incremental ``cache`` (a
+        ``MultiHeadAttention.Cache`` of the self attention) is given."""
         src_mask = _convert_attention_mask(src_mask, src.dtype)
         residual = src
         if self.normalize_before:
             src = self.norm1(src)
-        src = residual + self.dropout1(self.self_attn(src, src, src, src_mask))
+        if cache is None:
+            src = self.self_attn(src, src, src, src_mask)
+        else:
+            src, cache = self.self_attn(src, src, src, src_mask, cache)
+        src = residual + self.dropout1(src)
         if not self.normalize_before:
             src = self.norm1(src)
         residual = src
@@ -157,7 +199,11 @@ class TransformerEncoderLayer(Layer):
         src = residual + self.dropout2(src)
         if not self.normalize_before:
             src = self.norm2(src)
-        return src
+        return src if cache is None else (src, cache)
+
+    def gen_cache(self, src):
+        """An empty incremental cache of the self attention."""
+        return self.self_attn.gen_cache(src, type=self.self_attn.Cache)
 
 
 class TransformerEncoder(Layer):
@@ -173,11 +219,21 @@ class TransformerEncoder(Layer):
         self.norm = norm
 
     def forward(self, src, src_mask=None, cache=None):
-        _no_cache(cache, "TransformerEncoder")
+        """``output``, or ``(output, new_caches)`` when ``cache`` (one per layer)
+        is given."""
         src_mask = _convert_attention_mask(src_mask, src.dtype)
         output = src
-        for layer in self.layers:
-            output = layer(output, src_mask=src_mask)
+        new_caches = []
+        for i, layer in enumerate(self.layers):
+            if cache is None:
+                output = layer(output, src_mask=src_mask)
+            else:
+                output, new_cache = layer(output, src_mask=src_mask, cache=cache[i])
+                new_caches.append(new_cache)
         if self.norm is not None:
             output = self.norm(output)
-        return output
+        return output if cache is None else (output, new_caches)
+
+    def gen_cache(self, src):
+        """One empty incremental cache per layer."""
+        return [layer.gen_cache(src) for layer in self.layers]

@@ -1,5 +1,7 @@
 """Control-flow and tensor-array ops: ``conditional_block`` and ``while`` (they own
 a sub-block and have no kernel: the executor runs them, executor/control_flow.py),
+``pylayer`` (forward and backward blocks of static_pylayer / PyLayer under
+to_static; executor/pylayer.py),
 ``select_input``/``select_output`` (join / split the branches of a cond),
 ``write_to_array``/``read_from_array``/``lod_array_length``/
 ``tensor_array_to_tensor`` (a LOD_TENSOR_ARRAY value is a Python list of arrays),
@@ -32,6 +34,9 @@ defop("conditional_block", "Cond* Input*", "Out* Scope",
 defop("while", "X* Condition*", "Out* StepScopes",
       (("sub_block", "BLOCK", REQUIRED), ("is_test", "BOOLEAN", False)),
       infer=_no_bind("while"))
+# forward block, then (when a backward function was given) the user's backward block
+defop("pylayer", "Input*", "Out* Scope", (("blocks", "BLOCKS", REQUIRED),),
+      infer=_no_bind("pylayer"))
 
 
 # ------------------------------------------------------------------ select_input / output

@@ -30,6 +30,10 @@ def _shape_from(metas, attrs, op, first=0):
     if shape_t is not None:
         return (-1,) * values_in(shape_t)
     if shape_list:
+        # the attribute holds the list's numbers (-1 at its tensors)
+        ints = attrs.get("shape") or ()
+        if len(ints) == len(shape_list):
+            return tuple(int(s) if int(s) >= 0 else -1 for s in ints)
         return (-1,) * len(shape_list)
     return _check_shape(attrs["shape"], op)
 

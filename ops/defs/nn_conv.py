@@ -1,9 +1,11 @@
-"""Convolution and pooling ops: conv2d, depthwise_conv2d, conv2d_transpose,
-pool2d, max_pool2d_with_index, their grads, and the double grads Paddle has
-(conv2d, depthwise_conv2d, conv2d_transpose, pool2d).
+"""Convolution and pooling ops, 2-D and 3-D: conv2d, depthwise_conv2d,
+conv2d_transpose, conv3d, conv3d_transpose, pool2d, pool3d,
+max_pool2d_with_index, max_pool3d_with_index, their grads, and the double
+grads Paddle has (conv2d, depthwise_conv2d, conv2d_transpose, conv3d, pool2d).
 
 The window geometry (Paddle's padding algorithms, output sizes) lives here
-once; the kernels import it, so infer_meta and the kernels cannot disagree.
+once, for any number of spatial dims; the kernels import it, so infer_meta
+and the kernels cannot disagree.
 """
 import numpy as np
 
@@ -13,19 +15,26 @@ from ..registry import Meta, OpError
 # ------------------------------------------------------------------ geometry
 
 
-def _dims2(v, what):
+def _dims(v, n, what, positive=False):
+    """``v`` as n entries, one per spatial dim (a single entry repeats);
+    ``positive``: each must be > 0 (strides, dilations, window sizes)."""
     v = list(v)
     if len(v) == 1:
-        v = v * 2
-    if len(v) != 2:
-        raise OpError(f"{what} must have 2 entries (height, width), got {v}")
+        v = v * n
+    if len(v) != n:
+        raise OpError(f"{what} must have {n} entries (one per spatial dim), got {v}")
+    if positive and any(e <= 0 for e in v):
+        raise OpError(f"{what} must be greater than 0, got {v}")
     return v
 
 
-def resolve_padding(in_hw, k_hw, strides, paddings, algorithm, dilations=(1, 1)):
-    """Paddle's UpdatePaddingAndDilation: ((top, bottom), (left, right)) and the
-    dilations actually used (SAME resets them to 1).  Unknown sizes (-1) give
-    unknown pads under SAME."""
+def resolve_padding(in_hw, k_hw, strides, paddings, algorithm, dilations=None):
+    """Paddle's UpdatePaddingAndDilation: one (before, after) pair per spatial
+    dim and the dilations actually used (SAME resets them to 1).  Unknown sizes
+    (-1) give unknown pads under SAME."""
+    n = len(in_hw)
+    if dilations is None:
+        dilations = (1,) * n
     if algorithm == "SAME":
         pads = []
         for i, k, s in zip(in_hw, k_hw, strides):
@@ -35,63 +44,68 @@ def resolve_padding(in_hw, k_hw, strides, paddings, algorithm, dilations=(1, 1))
             o = (i + s - 1) // s
             p = max((o - 1) * s + k - i, 0)
             pads.append((p // 2, p - p // 2))
-        return tuple(pads), (1, 1)
+        return tuple(pads), (1,) * n
     if algorithm == "VALID":
-        return ((0, 0), (0, 0)), tuple(dilations)
+        return ((0, 0),) * n, tuple(dilations)
     if algorithm != "EXPLICIT":
         raise OpError(f"padding_algorithm must be 'EXPLICIT', 'SAME' or 'VALID', "
                       f"got '{algorithm}'")
     p = list(paddings)
-    if len(p) == 2:
-        return ((p[0], p[0]), (p[1], p[1])), tuple(dilations)
-    if len(p) == 4:
-        return ((p[0], p[1]), (p[2], p[3])), tuple(dilations)
-    raise OpError(f"paddings must have 2 or 4 entries, got {p}")
+    if len(p) == n:
+        return tuple((v, v) for v in p), tuple(dilations)
+    if len(p) == 2 * n:
+        return tuple(zip(p[0::2], p[1::2])), tuple(dilations)
+    raise OpError(f"paddings must have {n} or {2 * n} entries, got {p}")
 
 
 def conv_out(i, k, s, pad, d):
     if i < 0 or pad[0] < 0:
         return -1
     o = (i + pad[0] + pad[1] - (d * (k - 1) + 1)) // s + 1
-    if o <= 0:
-        raise OpError(f"the output size {o} is not positive (input {i}, kernel {k}, "
+    if o < 0:            # a window just past the input gives an empty output (as Paddle)
+        raise OpError(f"the output size {o} is negative (input {i}, kernel {k}, "
                       f"stride {s}, padding {list(pad)}, dilation {d})")
     return o
 
 
 def conv_geometry(in_hw, k_hw, attrs):
-    """(pads, dilations, strides, (oh, ow)) of a conv2d call."""
-    strides = _dims2(attrs["strides"], "strides")
+    """(pads, dilations, strides, output sizes) of a convolution."""
+    n = len(in_hw)
+    strides = _dims(attrs["strides"], n, "strides", positive=True)
     pads, dil = resolve_padding(in_hw, k_hw, strides, attrs["paddings"],
                                 attrs["padding_algorithm"],
-                                _dims2(attrs["dilations"], "dilations"))
+                                _dims(attrs["dilations"], n, "dilations", positive=True))
     out = tuple(conv_out(i, k, s, p, d) for i, k, s, p, d in zip(in_hw, k_hw, strides, pads, dil))
     return pads, dil, strides, out
 
 
+_LAYOUTS = {"NCHW": False, "NCDHW": False, "AnyLayout": False, "NHWC": True, "NDHWC": True}
+
+
 def channel_last(attrs, key="data_format"):
+    """Whether the channels come last ('NHWC', 'NDHWC'; 3-D ops also say 'NHWC')."""
     fmt = attrs[key]
-    if fmt in ("NCHW", "AnyLayout"):
-        return False
-    if fmt == "NHWC":
-        return True
-    raise OpError(f"{key} must be 'NCHW' or 'NHWC', got '{fmt}'")
+    last = _LAYOUTS.get(fmt)
+    if last is None:
+        raise OpError(f"{key} must be one of 'NCHW', 'NHWC', 'NCDHW', 'NDHWC', got '{fmt}'")
+    return last
 
 
 def _split(shape, last):
-    """(N, C, (H, W)) of a rank-4 shape in either layout."""
+    """(N, C, spatial sizes) of a shape in either layout."""
     if last:
-        return shape[0], shape[3], tuple(shape[1:3])
-    return shape[0], shape[1], tuple(shape[2:4])
+        return shape[0], shape[-1], tuple(shape[1:-1])
+    return shape[0], shape[1], tuple(shape[2:])
 
 
 def _join(n, c, hw, last):
     return (n,) + tuple(hw) + (c,) if last else (n, c) + tuple(hw)
 
 
-def _check_rank4(m, op, slot):
-    if len(m.shape) != 4:
-        raise OpError(f"{op}: input {slot} must be a 4-D tensor, got shape {list(m.shape)}")
+def _check_rank(m, op, slot, rank):
+    if len(m.shape) != rank:
+        raise OpError(f"{op}: input {slot} must be a {rank}-D tensor, got shape "
+                      f"{list(m.shape)}")
 
 
 # ------------------------------------------------------------------ conv2d
@@ -113,11 +127,11 @@ def check_conv_channels(op, c_in, w_shape, groups):
                       f"by groups ({groups})")
 
 
-def _conv_infer(op):
+def _conv_infer(op, rank):
     def infer(metas, attrs):
         x, w = metas
-        _check_rank4(x, op, "Input")
-        _check_rank4(w, op, "Filter")
+        _check_rank(x, op, "Input", rank)
+        _check_rank(w, op, "Filter", rank)
         last = channel_last(attrs)
         n, c, hw = _split(x.shape, last)
         check_conv_channels(op, c, w.shape, attrs["groups"])
@@ -137,10 +151,10 @@ def _conv_higher(attrs, type, ddx_slot):
                                "grad_out@GRAD": "Output@GRAD@GRAD"}))
 
 
-def _declare_conv(name):
-    defgrad(f"{name}_grad", "Input Filter Output@GRAD", "Input@GRAD? Filter@GRAD?", _CONV_ATTRS,
-            grad=_conv_higher(_CONV_ATTRS, f"{name}_grad_grad", "grad_input@GRAD"))
-    defop(name, "Input Filter", "Output", _CONV_ATTRS, infer=_conv_infer(name),
+def _declare_conv(name, attrs=_CONV_ATTRS, rank=4):
+    defgrad(f"{name}_grad", "Input Filter Output@GRAD", "Input@GRAD? Filter@GRAD?", attrs,
+            grad=_conv_higher(attrs, f"{name}_grad_grad", "grad_input@GRAD"))
+    defop(name, "Input Filter", "Output", attrs, infer=_conv_infer(name, rank),
           grad=grad_op(f"{name}_grad", uses=("Input", "Filter"), gouts=("Output",),
                        wrt=("Input", "Filter")),
           same_dtype=("Input", "Filter"))
@@ -159,16 +173,21 @@ _CONVT_ATTRS = (("output_padding", "INTS", []), ("output_size", "INTS", []),
 
 
 def convt_geometry(in_hw, k_hw, attrs):
-    """(pads, dilations, strides, (oh, ow)) of a conv2d_transpose call: the
-    output is the input size of the conv2d whose input-gradient this is."""
-    strides = _dims2(attrs["strides"], "strides")
+    """(pads, dilations, strides, output sizes) of a transposed convolution: the
+    output is the input size of the convolution whose input-gradient this is."""
+    n = len(in_hw)
+    strides = _dims(attrs["strides"], n, "strides", positive=True)
     pads, dil = resolve_padding(in_hw, k_hw, strides, attrs["paddings"],
                                 attrs["padding_algorithm"],
-                                _dims2(attrs["dilations"], "dilations"))
-    out_pad = list(attrs["output_padding"]) or [0, 0]
+                                _dims(attrs["dilations"], n, "dilations", positive=True))
+    out_pad = list(attrs["output_padding"]) or [0] * n
+    for a, (op, s, d) in enumerate(zip(out_pad, strides, dil)):
+        if not 0 <= op < max(s, d):
+            raise OpError(f"output_padding[{a}] = {op} must be non-negative and less than "
+                          f"either stride ({s}) or dilation ({d})")
     out_size = list(attrs["output_size"])
     outs = []
-    for a in range(2):
+    for a in range(n):
         i, k, s, p, d = in_hw[a], k_hw[a], strides[a], pads[a], dil[a]
         if i < 0 or p[0] < 0:
             outs.append(-1)
@@ -183,16 +202,17 @@ def convt_geometry(in_hw, k_hw, attrs):
         else:
             o += out_pad[a]
         if o <= 0:
-            raise OpError(f"the output size {o} of conv2d_transpose is not positive")
+            raise OpError(f"the output size {o} of the transposed convolution is not "
+                          f"positive")
         outs.append(o)
     return pads, dil, strides, tuple(outs)
 
 
-def _convt_infer(op):
+def _convt_infer(op, rank):
     def infer(metas, attrs):
         x, w = metas
-        _check_rank4(x, op, "Input")
-        _check_rank4(w, op, "Filter")
+        _check_rank(x, op, "Input", rank)
+        _check_rank(w, op, "Filter", rank)
         last = channel_last(attrs)
         n, c, hw = _split(x.shape, last)
         g = attrs["groups"]
@@ -207,11 +227,10 @@ def _convt_infer(op):
     return infer
 
 
-def _declare_convt(name, double=None):
-    defgrad(f"{name}_grad", "Input Filter Output@GRAD", "Input@GRAD? Filter@GRAD?",
-            _CONVT_ATTRS,
-            grad=double and _conv_higher(_CONVT_ATTRS, double, "grad_x@GRAD"))
-    defop(name, "Input Filter", "Output", _CONVT_ATTRS, infer=_convt_infer(name),
+def _declare_convt(name, double=None, attrs=_CONVT_ATTRS, rank=4):
+    defgrad(f"{name}_grad", "Input Filter Output@GRAD", "Input@GRAD? Filter@GRAD?", attrs,
+            grad=double and _conv_higher(attrs, double, "grad_x@GRAD"))
+    defop(name, "Input Filter", "Output", attrs, infer=_convt_infer(name, rank),
           grad=grad_op(f"{name}_grad", uses=("Input", "Filter"), gouts=("Output",),
                        wrt=("Input", "Filter")),
           same_dtype=("Input", "Filter"))
@@ -231,14 +250,19 @@ _POOL_ATTRS = (("ksize", "INTS", REQUIRED), ("strides", "INTS", [1, 1]),
 
 
 def pool_geometry(in_hw, attrs):
-    """(ksize, strides, pads, (oh, ow)) of a pool2d call; adaptive pooling
+    """(ksize, strides, pads, output sizes) of a pooling; adaptive pooling
     returns its bins' output size as ksize (the attribute's meaning)."""
-    ksize = _dims2(attrs["ksize"], "ksize")
+    n = len(in_hw)
     if attrs.get("global_pooling"):
-        return tuple(in_hw), (1, 1), ((0, 0), (0, 0)), (1, 1)
-    if attrs.get("adaptive"):
-        return tuple(ksize), (1, 1), ((0, 0), (0, 0)), tuple(ksize)
-    strides = _dims2(attrs["strides"], "strides")
+        return tuple(in_hw), (1,) * n, ((0, 0),) * n, (1,) * n
+    ksize = _dims(attrs["ksize"], n, "ksize")
+    if attrs.get("adaptive"):            # output size 0: an empty output (as Paddle)
+        if any(k < 0 for k in ksize):
+            raise OpError(f"adaptive pooling output size must not be negative, got {ksize}")
+        return tuple(ksize), (1,) * n, ((0, 0),) * n, tuple(ksize)
+    if any(k <= 0 for k in ksize):
+        raise OpError(f"ksize must be greater than 0, got {ksize}")
+    strides = _dims(attrs["strides"], n, "strides", positive=True)
     pads, _ = resolve_padding(in_hw, ksize, strides, attrs["paddings"],
                               attrs["padding_algorithm"])
     ceil = attrs.get("ceil_mode", False)
@@ -247,24 +271,32 @@ def pool_geometry(in_hw, attrs):
         if i < 0 or p[0] < 0:
             out.append(-1)
             continue
-        span = i + p[0] + p[1] - k
-        o = (span + s - 1) // s + 1 if ceil else span // s + 1
+        # C's truncating division, as Paddle: a window larger than the (padded)
+        # input still gives one output, the window clipped to the input
+        span = i + p[0] + p[1] - k + (s - 1 if ceil else 0)
+        o = (span // s if span >= 0 else -(-span // s)) + 1
         if o <= 0:
-            raise OpError(f"pool2d output size {o} is not positive (input {i}, ksize {k}, "
+            raise OpError(f"pool{n}d output size {o} is not positive (input {i}, ksize {k}, "
                           f"stride {s}, padding {list(p)})")
         out.append(o)
     return tuple(ksize), tuple(strides), pads, tuple(out)
 
 
-def _pool_infer(metas, attrs):
-    x = metas[0]
-    _check_rank4(x, "pool2d", "X")
-    if attrs["pooling_type"] not in ("max", "avg"):
-        raise OpError(f"pooling_type must be 'max' or 'avg', got '{attrs['pooling_type']}'")
-    last = channel_last(attrs)
-    n, c, hw = _split(x.shape, last)
-    _, _, _, out = pool_geometry(hw, attrs)
-    return (Meta(_join(n, c, out, last), x.dtype),)
+def _pool_infer_of(op, rank):
+    def infer(metas, attrs):
+        x = metas[0]
+        _check_rank(x, op, "X", rank)
+        if attrs["pooling_type"] not in ("max", "avg"):
+            raise OpError(f"pooling_type must be 'max' or 'avg', got "
+                          f"'{attrs['pooling_type']}'")
+        last = channel_last(attrs)
+        n, c, hw = _split(x.shape, last)
+        _, _, _, out = pool_geometry(hw, attrs)
+        return (Meta(_join(n, c, out, last), x.dtype),)
+    return infer
+
+
+_pool_infer = _pool_infer_of("pool2d", 4)
 
 
 # average pooling is linear: the gradient of its grad pools DDX.  Paddle's
@@ -283,15 +315,48 @@ _IDX_ATTRS = (("ksize", "INTS", REQUIRED), ("strides", "INTS", [1, 1]),
               ("adaptive", "BOOLEAN", False))
 
 
-def _idx_infer(metas, attrs):
-    x = metas[0]
-    _check_rank4(x, "max_pool2d_with_index", "X")
-    full = dict(attrs, padding_algorithm="EXPLICIT", ceil_mode=False)
-    _, _, _, out = pool_geometry(tuple(x.shape[2:]), full)
-    shape = tuple(x.shape[:2]) + out
-    return Meta(shape, x.dtype), Meta(shape, np.dtype("int32"))
+def _idx_infer_of(op, rank):
+    def infer(metas, attrs):
+        x = metas[0]
+        _check_rank(x, op, "X", rank)
+        full = dict(attrs, padding_algorithm="EXPLICIT", ceil_mode=False)
+        _, _, _, out = pool_geometry(tuple(x.shape[2:]), full)
+        shape = tuple(x.shape[:2]) + out
+        return Meta(shape, x.dtype), Meta(shape, np.dtype("int32"))
+    return infer
+
+
+_idx_infer = _idx_infer_of("max_pool2d_with_index", 4)
 
 
 defgrad("max_pool2d_with_index_grad", "X Mask Out@GRAD", "X@GRAD", _IDX_ATTRS)
 defop("max_pool2d_with_index", "X", "Out Mask", _IDX_ATTRS, infer=_idx_infer,
       grad=grad_op("max_pool2d_with_index_grad", uses=("X", "Mask")))
+
+
+# ------------------------------------------------------------------ 3-D
+# the same ops over (D, H, W); Paddle's defaults name three dims (conv3d_transpose
+# keeps 'NCHW' as its layout default: its data_format says only where C is)
+def _as3d(attrs, **defaults):
+    return tuple((name, kind, defaults.get(name, default)) for name, kind, default in attrs)
+
+
+_CONV3D_ATTRS = _as3d(_CONV_ATTRS, strides=[1, 1, 1], paddings=[0, 0, 0],
+                      dilations=[1, 1, 1], data_format="NCDHW")
+_CONVT3D_ATTRS = _as3d(_CONVT_ATTRS, strides=[1, 1, 1], paddings=[0, 0, 0],
+                       dilations=[1, 1, 1])
+_POOL3D_ATTRS = _as3d(_POOL_ATTRS, strides=[1, 1, 1], paddings=[0, 0, 0],
+                      data_format="NCDHW")
+_IDX3D_ATTRS = _as3d(_IDX_ATTRS, strides=[1, 1, 1], paddings=[0, 0, 0])
+
+_declare_conv("conv3d", _CONV3D_ATTRS, rank=5)
+_declare_convt("conv3d_transpose", attrs=_CONVT3D_ATTRS, rank=5)
+
+defgrad("pool3d_grad", "X Out Out@GRAD", "X@GRAD", _POOL3D_ATTRS)
+defop("pool3d", "X", "Out", _POOL3D_ATTRS, infer=_pool_infer_of("pool3d", 5),
+      grad=grad_op("pool3d_grad", uses=("X", "Out")))
+
+defgrad("max_pool3d_with_index_grad", "X Mask Out@GRAD", "X@GRAD", _IDX3D_ATTRS)
+defop("max_pool3d_with_index", "X", "Out Mask", _IDX3D_ATTRS,
+      infer=_idx_infer_of("max_pool3d_with_index", 5),
+      grad=grad_op("max_pool3d_with_index_grad", uses=("X", "Mask")))

@@ -18,7 +18,6 @@ from ...nn.functional.norm import batch_norm_op
 from ...nn.initializer import Constant
 from ...nn.param_attr import ParamAttr
 from ...nn.functional import embedding as emb
-from ...nn.initializer import Normal
 
 __all__ = ["fc", "batch_norm", "embedding", "conv2d", "layer_norm", "instance_norm",
            "group_norm", "prelu", "conv2d_transpose"]
@@ -114,35 +113,25 @@ def embedding(input, size, is_sparse=False, is_distributed=False, padding_idx=No
 def conv2d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, groups=None,
            param_attr=None, bias_attr=None, use_cudnn=True, act=None, name=None,
            data_format="NCHW"):
-    groups = 1 if groups is None else groups
-    c = input.shape[1] if data_format == "NCHW" else input.shape[-1]
-    ks = [filter_size] * 2 if isinstance(filter_size, int) else list(filter_size)
-    if c % groups:
-        raise ValueError(f"conv2d: the {c} input channels must be divisible by groups "
-                         f"({groups})")
-    shape = [num_filters, c // groups] + ks
-    std = (2.0 / (ks[0] * ks[1] * c)) ** 0.5
-    with _owner("conv2d", name) as owner:
-        w = _param(owner, shape, param_attr, _dtype(input), init=Normal(0.0, std))
-        b = _param(owner, [num_filters], bias_attr, _dtype(input), is_bias=True)
-        out = F.conv2d(input, w, b, stride, padding, dilation, groups, data_format)
-        return _act(out, act)
+    """Paddle's builder: conv2d (depthwise_conv2d when every channel is its own
+    group, ``num_filters`` a multiple of them and not ``use_cudnn``), then the
+    bias as one elementwise_add on the channel axis, then ``act``."""
+    from .conv import conv_builder
+    return conv_builder(2, input, num_filters, filter_size, stride, padding, dilation, groups,
+                        param_attr, bias_attr, use_cudnn, act, name, data_format)
 
 
 def conv2d_transpose(input, num_filters, output_size=None, filter_size=None, padding=0,
                      stride=1, dilation=1, groups=None, param_attr=None, bias_attr=None,
                      use_cudnn=True, act=None, name=None, data_format="NCHW"):
-    if filter_size is None:
-        raise ValueError("conv2d_transpose: filter_size must be given")
-    groups = 1 if groups is None else groups
-    c = input.shape[1] if data_format == "NCHW" else input.shape[-1]
-    ks = [filter_size] * 2 if isinstance(filter_size, int) else list(filter_size)
-    with _owner("conv2d_transpose", name) as owner:
-        w = _param(owner, [c, num_filters // groups] + ks, param_attr, _dtype(input))
-        b = _param(owner, [num_filters], bias_attr, _dtype(input), is_bias=True)
-        out = F.conv2d_transpose(input, w, b, stride, padding, 0, groups, dilation,
-                                 data_format, output_size)
-        return _act(out, act)
+    """Paddle's builder: conv2d_transpose (depthwise_conv2d_transpose when
+    ``groups`` and ``num_filters`` equal the channels and not ``use_cudnn``),
+    then the bias on the channel axis; without ``filter_size`` the kernel that
+    reaches ``output_size``."""
+    from .conv import conv_transpose_builder
+    return conv_transpose_builder(2, input, num_filters, output_size, filter_size, padding,
+                                  stride, dilation, groups, param_attr, bias_attr, use_cudnn,
+                                  act, name, data_format)
 
 
 def layer_norm(input, scale=True, shift=True, begin_norm_axis=1, epsilon=1e-05,

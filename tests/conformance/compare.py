@@ -132,6 +132,10 @@ def expected(entry, mode, rtol, atol, case=None):
     if case is not None and case.paddle_bug:
         import run_case
         return run_case.wanted(case), None
+    if "eager" not in entry:
+        # a static-only case (a static.nn builder): Paddle's Program is the truth
+        mine = entry[mode]
+        return mine, mine.get("ops")
     eager = entry["eager"]
     mine = entry.get(mode)
     if mode == "eager" or mine is None or not eager["ok"]:

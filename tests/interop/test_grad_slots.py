@@ -34,6 +34,7 @@ CASES = [
     ("div", "x / y", V, 2),
     ("reshape", "paddle.reshape(x, [6]) * paddle.reshape(x, [6])", [[2, 3]], 2),
     ("conv2d", "F.conv2d(x, y, padding=1)", IMG, 2),
+    ("conv3d", "F.conv3d(x, y, padding=1)", [[1, 2, 3, 3, 3], [2, 2, 2, 2, 2]], 2),
     ("avg_pool", "F.avg_pool2d(x, 2)", [[1, 2, 4, 4]], 2),
     ("pad3d", "F.pad(x, [1, 1, 1, 1], mode='reflect')", [[1, 2, 4, 4]], 2),
     ("batch_norm", "paddle.nn.BatchNorm1D(3)(paddle.tanh(x))", [[4, 3, 2]], 2),

@@ -43,6 +43,7 @@ class Case:
     eps: float = 1e-6
     random_op: bool = False        # ref checks properties instead of values
     symmetric: tuple = ()          # input slots of symmetric matrices (see above)
+    const_out_grad: bool = False   # the gradient checks start from ones (loss = sum of outputs)
     id: str = ""
 
     def name(self):

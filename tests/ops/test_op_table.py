@@ -23,7 +23,9 @@ IDS = [c.name() for c in CASES]
 NOT_IN_TABLE = {"conditional_block", "while", "write_to_array", "read_from_array",
                 "lod_array_length", "tensor_array_to_tensor", "tensor_array_to_tensor_grad",
                 # stateful/callback ops, run in programs by tests/static/test_static_surface.py
-                "auc", "py_func", "py_func_grad"}
+                "auc", "py_func", "py_func_grad",
+                # owns a forward and a backward block: tests/static/test_static_pylayer.py
+                "pylayer"}
 
 
 def _tensors(case, slots=(), stop=True):
@@ -153,6 +155,9 @@ def _weights(op, outs, case):
         use = (op.outputs[i].name in names) if names else (i in diff)
         if o is None or not use:
             ws.append(None)
+        elif case.const_out_grad:
+            ws.append([np.ones_like(x._data) for x in o] if isinstance(o, list)
+                      else np.ones_like(o._data))
         elif isinstance(o, list):
             ws.append([_weight(rng, x._data) for x in o])
         else:

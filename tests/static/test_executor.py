@@ -355,3 +355,20 @@ def test_loaded_program_run_without_its_feed_names_the_feed():
             exe.run(prog, feed={}, fetch_list=fetches)
     finally:
         paddle.disable_static()
+
+
+def test_feed_may_be_a_list_holding_one_places_dict():
+    """A static-mode DataLoader yields [{name: array}] (one dict per place); run takes it."""
+    main, startup = static.Program(), static.Program()
+    paddle.enable_static()
+    try:
+        with static.program_guard(main, startup):
+            x = static.data("x", [2], "float32")
+            y = x * 2.0
+        exe = static.Executor()
+        (got,) = exe.run(main, feed=[{"x": np.ones(2, "float32")}], fetch_list=[y])
+        np.testing.assert_array_equal(got, [2.0, 2.0])
+        with pytest.raises(TypeError, match="list of 2 items"):
+            exe.run(main, feed=[{"x": np.ones(2, "float32")}] * 2, fetch_list=[y])
+    finally:
+        paddle.disable_static()
