@@ -59,8 +59,10 @@ def _lstm(static):
     def make(paddle):
         x, ws = lstm_data()
         net = paddle.nn.LSTM(SIZE, SIZE)
-        net.set_state_dict(dict(zip(["weight_ih_l0", "weight_hh_l0", "bias_ih_l0",
-                                     "bias_hh_l0"], ws)), use_structured_name=True)
+        names = ["weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"]
+        cells = ["0.cell.weight_ih", "0.cell.weight_hh", "0.cell.bias_ih", "0.cell.bias_hh"]
+        # the layer's state dict names each weight twice (Paddle's two naming styles)
+        net.set_state_dict({**dict(zip(names, ws)), **dict(zip(cells, ws))})
         net.eval()
         xt = paddle.to_tensor(x)
         fn = paddle.jit.to_static(net) if static else net
