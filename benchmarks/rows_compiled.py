@@ -7,7 +7,7 @@ import numpy as np
 
 import floor_numpy as fl
 from rows import Row
-from rows_static import _static_mlp
+from rows_static import mlp_static_step
 from rows_inference import _cnn
 
 FUSIONS = ("fuse_elewise_add_act_ops", "fuse_gemm_epilogue", "fuse_all_optimizer_ops")
@@ -24,25 +24,8 @@ def _strategy(paddle, settings):
 
 
 def mlp_compiled_step(cfg, settings):
-    def make(paddle):
-        xn, yn = fl.mlp_data(cfg["batch"], cfg["din"], cfg["dout"])
-        main, startup, loss, linears = _static_mlp(paddle, cfg)
-        scope = paddle.static.Scope()
-        exe = paddle.static.Executor()
-        exe.run(startup, scope=scope)
-        floor = fl.MLPFloor(cfg["din"], cfg["width"], cfg["depth"], cfg["dout"], lr=fl.LR)
-        for l, w, b in zip(linears, floor.W, floor.b):
-            scope.find_var(l.weight.name).set(w.copy())
-            scope.find_var(l.bias.name).set(b.copy())
-        prog = paddle.static.CompiledProgram(main, _strategy(paddle, settings))
-        feed = {"x": xn, "y": yn}
-
-        def step():
-            return exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)[0]
-
-        diffs = [abs(float(step()) - float(floor.train_step(xn, yn))) for _ in range(2)]
-        return step, {"loss_vs_floor": max(diffs)}
-    return make
+    return mlp_static_step(
+        cfg, lambda paddle, main: paddle.static.CompiledProgram(main, _strategy(paddle, settings)))
 
 
 def cnn_compiled_fwd(settings):

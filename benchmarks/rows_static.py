@@ -59,7 +59,9 @@ def _static_mlp(paddle, cfg):
     return main, startup, loss, linears
 
 
-def mlp_static_step(cfg):
+def mlp_static_step(cfg, compile=None):
+    """``compile(paddle, main)``: what the Executor runs instead of ``main`` (a
+    CompiledProgram, rows_compiled.py)."""
     def make(paddle):
         xn, yn = fl.mlp_data(cfg["batch"], cfg["din"], cfg["dout"])
         main, startup, loss, linears = _static_mlp(paddle, cfg)
@@ -71,9 +73,10 @@ def mlp_static_step(cfg):
             scope.find_var(l.weight.name).set(w.copy())
             scope.find_var(l.bias.name).set(b.copy())
         feed = {"x": xn, "y": yn}
+        prog = main if compile is None else compile(paddle, main)
 
         def step():
-            return exe.run(main, feed=feed, fetch_list=[loss], scope=scope)[0]
+            return exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)[0]
 
         diffs = [abs(float(step()) - float(floor.train_step(xn, yn))) for _ in range(2)]
         return step, {"loss_vs_floor": max(diffs)}

@@ -47,15 +47,6 @@ class StaticPyLayerContext(PyLayerContext):
             out.append(v)
         return tuple(out)
 
-    def mark_not_inplace(self, *args):
-        self.not_inplace_tensors = args
-
-    def mark_non_differentiable(self, *args):
-        self.non_differentiable = args
-
-    def set_materialize_grads(self, value: bool):
-        self.materialize_grads = value
-
 
 def _is_value(x):
     return is_static(x) or isinstance(x, Tensor)
