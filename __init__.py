@@ -37,12 +37,15 @@ from . import jit, inference  # noqa: E402,F401
 from . import device  # noqa: E402,F401
 from . import io  # noqa: E402,F401
 from . import amp  # noqa: E402,F401
+from . import vision  # noqa: E402,F401
+from .hapi import Model, summary, flops, callbacks  # noqa: E402,F401
 
 import sys as _sys  # noqa: E402
 _sys.modules[__name__ + ".autograd"] = autograd
 _sys.modules[__name__ + ".linalg"] = linalg
 _sys.modules[__name__ + ".fft"] = fft
 _sys.modules[__name__ + ".signal"] = signal
+_sys.modules[__name__ + ".callbacks"] = callbacks
 
 bool = _DTYPES["bool"]  # noqa: A001
 int8, int16, int32, int64 = (_DTYPES[k] for k in ("int8", "int16", "int32", "int64"))

@@ -39,6 +39,10 @@ LAYERS = [
     ("jit", {"ops", "kernels", "utils", "dygraph", "program", "executor", "tensor", "nn",
              "save_load", "static", "ast_transforms"}),
     ("io", {"ops", "kernels", "utils", "dygraph", "program", "executor", "tensor", "nn", "jit"}),
+    ("vision", {"ops", "kernels", "utils", "dygraph", "program", "executor", "tensor", "nn",
+                "save_load", "static", "jit", "io"}),
+    ("hapi", {"ops", "kernels", "utils", "dygraph", "program", "executor", "tensor", "nn",
+              "optimizer", "metric", "device", "save_load", "static", "amp", "jit", "io"}),
     ("inference", {"ops", "kernels", "utils", "dygraph", "program", "executor", "save_load"}),
     ("cli", {"ops", "kernels", "utils", "program", "executor", "save_load", "inference"}),
 ]
@@ -159,7 +163,11 @@ ORACLE_SCRIPTS = (os.path.join("tests", "interop", ""), os.path.join("benchmarks
                   os.path.join("tests", "rnn", "fixtures", "record_paddle"),
                   os.path.join("benchmarks", "lstm_paddle.py"),
                   os.path.join("tests", "io", "fixtures", "record_paddle"),
-                  os.path.join("benchmarks", "dataloader.py"))
+                  os.path.join("benchmarks", "dataloader.py"),
+                  os.path.join("tests", "hapi", "fixtures", "record_paddle"),
+                  os.path.join("tests", "vision", "fixtures", "record_paddle_models.py"),
+                  os.path.join("tests", "vision", "fixtures", "record_paddle_transforms.py"),
+                  os.path.join("tests", "vision", "fixtures", "record_paddle_datasets.py"))
 
 
 def test_nothing_imports_paddle():

@@ -69,7 +69,8 @@ def set_tensor_value(t, value, what=None):
     if arr.dtype != old.dtype:
         raise ValueError(f"set_value: '{what}' has dtype {old.dtype} but the new value has "
                          f"dtype {arr.dtype}")
-    backend = "CPU" if type(old) is np.ndarray else "GPU"
+    # (an ndarray subclass is CPU too: a LazyGuard parameter's Unallocated value)
+    backend = "CPU" if isinstance(old, np.ndarray) else "GPU"
     t._data = to_backend(np.array(arr, copy=True), backend) if backend != "CPU" \
         else np.array(arr, copy=True)
 

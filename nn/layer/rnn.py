@@ -453,6 +453,9 @@ class RNNBase(LayerList):
             raise ValueError(f"direction should be forward or bidirect (or bidirectional), "
                              f"received direction = {direction}")
         params = self.parameters()
+        # Paddle's flag (all weights and biases present); paddle.summary lists such a
+        # LayerList as one row
+        self.could_use_cudnn = len(params) == num_layers * 4 * self.num_directions
         names = []
         for layer in range(num_layers):
             for d in range(self.num_directions):
