@@ -39,6 +39,7 @@ from . import io  # noqa: E402,F401
 from . import amp  # noqa: E402,F401
 from . import vision  # noqa: E402,F401
 from .hapi import Model, summary, flops, callbacks  # noqa: E402,F401
+from . import base, framework, pir_utils  # noqa: E402,F401  (Paddle 2.6's legacy names)
 
 import sys as _sys  # noqa: E402
 _sys.modules[__name__ + ".autograd"] = autograd

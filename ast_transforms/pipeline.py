@@ -11,6 +11,7 @@ flow, innermost construct first.
 from . import anno
 from .base import Context, annotate_scopes, walk
 from .closures import Closures
+from .register_hooks import RegisterHooks
 from .early_return import EarlyReturn
 from .return_statements import ReturnStatements
 from .break_continue import BreakContinue
@@ -35,8 +36,9 @@ def _scopes(tree, ctx):
 
 
 PIPELINE = (
-    # what a method lost by leaving its class: zero-argument super(), private names
-    ("closures", walk(Closures)),
+    # what a method lost by leaving its class: zero-argument super(), private names;
+    # y.register_hook(...) moved up to y's assignment (ast_transforms/register_hooks.py)
+    ("closures", walk(Closures, RegisterHooks)),
     # facts per user function (parameters, globals, captured names), taken
     # before any rewriting adds names
     ("scopes", _scopes),

@@ -25,7 +25,7 @@ from ..kernels.transform import transform_inputs
 from .engine import (set_recording, recording, position, grad_steps, run_op, differentiable_outputs,
                      _kernel_for, _wrap_error)
 from .tensor import Tensor, ZeroGrad
-from ..ops import get_op, set_grad_query
+from ..ops import get_op, set_grad_query, is_graph_value, graph_grad
 
 
 # --------------------------------------------------------------- grad mode
@@ -488,10 +488,21 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
     run_backward(tensors, grad_tensors, retain_graph)
 
 
+def _graph_value(xs):
+    if isinstance(xs, (list, tuple)):
+        return any(is_graph_value(x) for x in xs)
+    return is_graph_value(xs)
+
+
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=False, no_grad_vars=None):
     """``paddle.grad``: gradients of ``outputs`` w.r.t. ``inputs``, returned, not
-    accumulated.  ``create_graph=True`` makes them differentiable."""
+    accumulated.  ``create_graph=True`` makes them differentiable.  Given static
+    Variables (user code inside a to_static function), the backward is
+    appended to their program instead (``ops.graph_grad``)."""
+    if _graph_value(outputs) or _graph_value(inputs):
+        return graph_grad(outputs, inputs, grad_outputs, create_graph, allow_unused,
+                          no_grad_vars)
     single = isinstance(inputs, Tensor)
     outputs = [outputs] if isinstance(outputs, Tensor) else list(outputs)
     inputs = [inputs] if single else list(inputs)

@@ -6,6 +6,11 @@ from .static_function import StaticFunction, enable_to_static
 from .save import save, load, TranslatedLayer  # noqa: F401 (H6)
 from .conversion import not_to_static, ignore_module, set_code_level, set_verbosity
 from . import py_layer as _py_layer  # noqa: F401,E402  (PyLayer.apply in programs)
+from . import dy2static  # noqa: F401,E402  (Paddle's converter names, ProgramTranslator)
+from .dy2static import ProgramTranslator  # noqa: F401,E402  (paddle.jit.ProgramTranslator of 2.x)
+api.ProgramTranslator = ProgramTranslator  # Paddle 2.6 code reaches it as paddle.jit.api's
+from .explain import explain  # noqa: F401,E402  (sampan extension: graph-break report)
+from .graph_break import GraphBreakError  # noqa: F401,E402
 
 __all__ = ["to_static", "StaticFunction", "enable_to_static", "not_to_static",
            "ignore_module", "set_code_level", "set_verbosity", "save", "load",

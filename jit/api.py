@@ -5,8 +5,9 @@
     to_static(fn) / to_static(obj.method) / to_static(layer)
 
 On a Layer, its ``forward`` is replaced by a StaticFunction bound to it and
-the Layer itself is returned.  ``full_graph`` is accepted (sampan always
-converts the whole function); ``backend`` must be None (or "CINN", accepted
+the Layer itself is returned.  ``full_graph=False`` (the default, as Paddle
+2.6) lets a call whose trace needs a tensor's value run as eager code (a graph
+break, jit/graph_break.py); ``full_graph=True`` makes that an error; ``backend`` must be None (or "CINN", accepted
 and ignored); ``build_strategy`` is kept for the record.
 """
 from .static_function import StaticFunction
@@ -23,7 +24,7 @@ def to_static(function=None, input_spec=None, build_strategy=None, backend=None,
         raise TypeError(f"to_static() got unexpected keyword argument(s) {sorted(unknown)}")
     if backend not in (None, "CINN"):
         raise ValueError(f"to_static: backend must be None or 'CINN', got {backend!r}")
-    full_graph = kwargs.get("full_graph", True)
+    full_graph = kwargs.get("full_graph", False)    # Paddle 2.6: graph breaks allowed
 
     def decorate(fn):
         if isinstance(fn, Layer):

@@ -19,6 +19,7 @@ continues as a graph loop from the values it has reached.
     convert_append / convert_pop   list methods               tensor array ops
     convert_getitem                lst[i] / lst[a:b]          array_read / a new array
     convert_setitem                x[i] = v                   set_value / array_write
+    convert_register_hook          x.register_hook(h)         a pylayer running h in the backward
     convert_call                   converts user functions, methods and Layers
 """
 import builtins
@@ -26,14 +27,17 @@ import builtins
 from ..dygraph.tensor import Tensor
 from . import convert_loops as L, convert_static as S
 from .errors import ConversionError, caller_location
+from .graph_break import breaks_allowed
+from ..program.value_request import request_value
 from .. import tensor as T
+from ..static.variable_methods import hooked
 
 __all__ = ["UndefinedVar", "Undefined", "UndefinedVariableError", "ret", "Until",
            "convert_ifelse", "convert_ifexp", "convert_while_loop", "convert_for",
            "convert_logical_and", "convert_logical_or", "convert_logical_not",
            "convert_len", "convert_shape", "convert_var_dtype", "convert_isinstance",
            "convert_print", "convert_assert", "convert_raise", "convert_append", "convert_pop",
-           "convert_getitem", "convert_setitem",
+           "convert_getitem", "convert_setitem", "convert_register_hook",
            "convert_call", "convert_range", "convert_enumerate", "ConversionError"]
 
 is_static = S.is_static
@@ -204,6 +208,11 @@ def convert_var_dtype(x, kind):
     """``int(x)``/``float(x)``/``bool(x)``; a static Variable is cast (int32,
     float32, bool, as Paddle does)."""
     if is_static(x):
+        if kind == "float" and breaks_allowed():
+            # eager's float(t) is a Python number (any Python code may follow, and no
+            # gradient goes through it, where a cast would carry one): under
+            # full_graph=False a value read, i.e. a graph break (graph_break.py)
+            request_value(x, "float()")
         return S.static_cast(x, kind)
     return {"int": int, "float": float, "bool": bool}[kind](x)
 
@@ -289,6 +298,17 @@ def convert_setitem(x, index, value):
             return S.array_setitem(x, index, value)
         return S.static_setitem(x, index, value)
     x[index] = value
+    return x
+
+
+def convert_register_hook(x, hook):
+    """The statement ``x.register_hook(hook)``, returning ``x`` (converted code
+    rebinds it, so a hook registered in a branch or loop is its state); a
+    static Variable gets the hooked value instead (static/variable_methods.py),
+    the hook converted as user code."""
+    if is_static(x):
+        return hooked(x, convert_call(hook))
+    x.register_hook(hook)
     return x
 
 

@@ -100,6 +100,7 @@ class PartialProgram:
         sgs = getattr(concrete, "input_stop_gradients", None) or \
             [v.stop_gradient for v in concrete.inputs]
         self.input_needs_grad = [not sg for sg in sgs]
+        self.made_differentiable = getattr(concrete, "made_differentiable", ())
         self.any_input_grad = any(self.input_needs_grad)
         self.grad_params = [t for t in self.bound.values() if not t.stop_gradient]
         # outputs that can carry a gradient (one node slot per distinct variable)
@@ -116,6 +117,8 @@ class PartialProgram:
             else:
                 self.out_slot.append(slots.setdefault(v.name, len(slots)))
         self.diff_outs = list(slots)
+        self.leaf_outs = _leaf_outputs(program, concrete.outputs, self.out_slot,
+                                       set(self.feed_names) | set(self.bound))
         # outputs that are tensor arrays come back as lists of tensors
         self.array_outs = [k for k, v in enumerate(concrete.outputs) if v.type == LOD_TENSOR_ARRAY]
         # outputs that are a parameter or buffer: the eager tensor itself, as eager returns it
@@ -131,6 +134,8 @@ class PartialProgram:
 
     # ------------------------------------------------------------- calling
     def __call__(self, inputs):
+        for i in self.made_differentiable:     # as the eager code's `x.stop_gradient = False`
+            inputs[i].stop_gradient = False
         if _recording() and self.diff_outs and (self.any_input_grad or
                                                     _any_trainable(self.grad_params)):
             return self._call_train(inputs)
@@ -146,6 +151,8 @@ class PartialProgram:
             result = [Tensor(a) for a in outs[:n]]
         for k, t in self.bound_outs:
             result[k] = t
+        if self.leaf_outs and _recording():
+            _unstop(result, self.leaf_outs)
         return self._drop_no_value(result, outs[n:]) if self.no_value else result
 
     def _drop_no_value(self, result, flags):
@@ -184,6 +191,8 @@ class PartialProgram:
                 result[k] = [Tensor(x) for x in (outs[k] or [])]
         for k, t in self.bound_outs:
             result[k] = t
+        if self.leaf_outs:
+            _unstop(result, self.leaf_outs)
         if self.no_value:
             return self._drop_no_value(result, outs[n_out + n_saved:])
         return result
@@ -234,6 +243,25 @@ def _carrying(program, sources):
     _, carry = find_path(block.ops, [], set(sources), set(), block._find_var_recursive,
                          BUILDERS, True)
     return carry
+
+
+def _leaf_outputs(program, outputs, out_slot, every_source):
+    """Outputs the function created as new leaves needing a gradient
+    (``paddle.to_tensor(v, stop_gradient=False)``): no input or parameter
+    reaches them, yet their Variable does not stop gradients.  Eagerly they
+    come back with stop_gradient=False."""
+    cand = [k for k, v in enumerate(outputs) if out_slot[k] < 0 and not v.stop_gradient
+            and not v.persistable and v.type != LOD_TENSOR_ARRAY]
+    if not cand:
+        return []
+    reach = _carrying(program, every_source) | every_source
+    return [k for k in cand if outputs[k].name not in reach]
+
+
+def _unstop(result, ks):
+    for k in ks:
+        if isinstance(result[k], Tensor):
+            result[k].stop_gradient = False
 
 
 def _any_trainable(params):

@@ -28,6 +28,7 @@ from ..save_load.atomic_set import write_file_set
 from ..save_load.inference_model import model_files, scope_values
 from ..save_load.params_info import make_entry
 from ..save_load.prune import inference_program
+from ..program.data import InputSpec
 from .static_function import StaticFunction
 from .translated_layer import TranslatedLayer, load, rename_vars
 
@@ -65,6 +66,33 @@ def _concrete(sf, input_spec):
     if input_spec is not None:
         return sf.get_concrete_program(*input_spec)[0]
     return sf.concrete_program
+
+
+def _with_layer_hooks(layer, sf):
+    """``forward`` with the layer's own forward pre/post hooks traced into its
+    program (Paddle's ``with_hook``, on whenever the layer has some): a call
+    runs them eagerly around the program (``Layer.__call__``), the saved model
+    holds them.  Sublayers' hooks are in the program already."""
+    from .convert_runtime import convert_call
+    specs = sf.input_spec
+    if specs is None and len(sf.program_cache):       # the program traced last, as Paddle
+        specs = [InputSpec(v.shape, v.np_dtype, v.name) for v in sf.concrete_program.inputs]
+    hooked = StaticFunction(sf.dygraph_function, specs, full_graph=True)
+    forward = sf.converted_function
+
+    def run(instance, *args, **kwargs):
+        for hook in list(instance._forward_pre_hooks.values()):
+            res = convert_call(hook)(instance, args)
+            if res is not None:
+                args = res if isinstance(res, tuple) else (res,)
+        out = forward(instance, *args, **kwargs)
+        for hook in list(instance._forward_post_hooks.values()):
+            res = convert_call(hook)(instance, args, out)
+            if res is not None:
+                out = res
+        return out
+    hooked._converted = run
+    return hooked
 
 
 def _outputs(concrete, output_spec):
@@ -173,6 +201,8 @@ def save(layer, path, input_spec=None, **configs):
         structured = _structured_names(layer)
         parts = []
         for mname, sf in methods.items():
+            if mname == "forward" and (layer._forward_pre_hooks or layer._forward_post_hooks):
+                sf = _with_layer_hooks(layer, sf)
             concrete = _concrete(sf, input_spec if mname == "forward" else None)
             prefix = path if mname == "forward" else f"{path}.{mname}"
             parts.append(_files(prefix, concrete.main_program,

@@ -29,6 +29,9 @@ from ..ops.mode import _wrapped_threads
 from .tracing import trace, rebuild_outputs, is_slot
 from .errors import ConversionError, map_error
 from .partial_program import PartialProgram
+from .graph_break import BrokenKey, strict_error, allow_breaks, describe
+from .conversion import _say
+from ..program.value_request import ValueRequest
 
 __all__ = ["StaticFunction", "enable_to_static", "to_static_enabled"]
 
@@ -95,7 +98,7 @@ class StaticFunction:
     """A function (or a method bound to one instance) run as static programs."""
 
     def __init__(self, function, input_spec=None, build_strategy=None, backend=None,
-                 full_graph=True, **kwargs):
+                 full_graph=False, **kwargs):
         if isinstance(function, StaticFunction):
             input_spec = input_spec if input_spec is not None else function._input_spec
             function = function.dygraph_function
@@ -115,6 +118,7 @@ class StaticFunction:
         self._kwargs = kwargs
         self._program_cache = ProgramCache()
         self._entries = self._program_cache._entries       # read on every call
+        self._broken = {}        # key -> BrokenKey: traces that hit a graph break
         self._descriptors = weakref.WeakKeyDictionary()
         self._converted = None
         names, defaults = _parameters(self._dygraph_function, self._class_instance is not None)
@@ -160,7 +164,9 @@ class StaticFunction:
             key = _with_amp(key)
         entry = self._entries.get(key)
         if entry is None:
-            entry = self._trace(key, inputs, args, kwargs)
+            entry = self._broken.get(key) or self._trace(key, inputs, args, kwargs)
+            if type(entry) is BrokenKey:         # a graph break: eager code (graph_break.py)
+                return entry.run(self, args, kwargs)
         try:
             outs = entry.partial_program(inputs)
         except Exception as e:
@@ -182,8 +188,20 @@ class StaticFunction:
                 return entry
             self._program_cache.warn_if_too_many(key, self._signature, self.__name__)
             try:
-                concrete = trace(self.converted_function, self._class_instance,
-                                 self._signature, key, inputs, args, kwargs)
+                with allow_breaks(not (specs_allowed or self._full_graph)):
+                    concrete = trace(self.converted_function, self._class_instance,
+                                     self._signature, key, inputs, args, kwargs)
+            except ValueRequest as e:        # the trace needs a tensor's value
+                if specs_allowed:
+                    raise strict_error(self.__name__, e, "a concrete program (what jit.save "
+                                       "writes) is one program", False) from e
+                if self._full_graph:
+                    raise strict_error(self.__name__, e,
+                                       "full_graph=True requires one program") from e
+                brk = self._broken[key] = BrokenKey(e)
+                _say(1, f"to_static: graph break in '{self.__name__}' at {describe(e)}; "
+                        f"calls with this input signature run as eager code")
+                return brk
             except Exception as e:
                 mapped = map_error(e)
                 if mapped is e:
@@ -214,6 +232,17 @@ class StaticFunction:
     def concrete_program(self):
         """The program for the input_spec, else the most recently traced one."""
         if len(self._program_cache) == 0:
+            if self._broken and self._input_spec is None:
+                # one program for the broken calls' signature, traced strictly (float()
+                # of a tensor a cast, as in Paddle's programs); a value read raises
+                key = next(iter(self._broken))
+                specs = _specs_of(key)
+                if specs is None:
+                    brk = self._broken[key]
+                    raise strict_error(self.__name__, brk.request, "it has no program (its "
+                                       "calls break the graph; a saved model is one "
+                                       "program)", False)
+                return self.get_concrete_program(*specs)[0]
             if self._input_spec is None:
                 raise ValueError(
                     f"no program has been traced for '{self.__name__}' yet: call it with "
@@ -299,6 +328,24 @@ class StaticFunction:
 
 
 # ----------------------------------------------------------------- helpers
+def _specs_of(key):
+    """The positional arguments standing for a call key (InputSpecs for its
+    tensors, its Python values), or None for keys with keyword or nested
+    arguments."""
+    from .arguments import TensorLeaf, ValueLeaf
+    if key.kwargs:
+        return None
+    out = []
+    for e in key.args:
+        if type(e) is TensorLeaf:
+            out.append(InputSpec(list(e.shape), e.dtype, stop_gradient=e.stop_gradient))
+        elif type(e) is ValueLeaf and type(e.value) is e.type:    # (not an id())
+            out.append(e.value)
+        else:
+            return None
+    return out
+
+
 def _check_specs(input_spec):
     if input_spec is None:
         return None

@@ -99,7 +99,14 @@ def _trace(program, startup, function, instance, signature, key, inputs, args, k
         outputs = []
         template = flatten_outputs(out, outputs, program)
     concrete = ConcreteProgram(program, startup, feeds, outputs, template, function, kwargs)
-    concrete.input_stop_gradients = feed_sg
+    # an input the function sets to need a gradient (`x.stop_gradient = False`,
+    # eager code differentiating with respect to it) needs one from the caller
+    # too (one no op writes: a loop carrying it sets the flag of its own)
+    written = {n for b in program.blocks for op in b.ops for n in op.output_arg_names}
+    made = [i for i, (v, sg) in enumerate(zip(feeds, feed_sg))
+            if sg and not v.stop_gradient and v.name not in written]
+    concrete.made_differentiable = made
+    concrete.input_stop_gradients = [sg and i not in made for i, sg in enumerate(feed_sg)]
     return concrete
 
 

@@ -13,7 +13,7 @@ from .mode import (bind, bind_in_graph, in_static_mode, in_dynamic_mode, set_sta
                    set_mode_handler, set_constant_handler, constant, set_mode_action,
                    create_parameter, create_state, update, new_array, name_key, op_role,
                    name_scope, for_each_pair, named_outputs,
-                   call_static_function, while_loop, py_layer_apply, is_graph_value,
+                   call_static_function, while_loop, py_layer_apply, graph_grad, is_graph_value,
                    static_guard,
                    grad_enabled, set_grad_query)
 from .dtypes import get_default_dtype, set_default_dtype, default_float

@@ -16,7 +16,8 @@ Nothing here imports the rest of sampan.
 """
 import os
 
-__all__ = ["set_flags", "get_flags", "on_change", "FLAGS", "HONOURED"]
+__all__ = ["set_flags", "get_flags", "on_change", "FLAGS", "HONOURED", "GLOBAL_FLAGS",
+           "global_flags"]
 
 # what sampan does with the flags it acts on
 HONOURED = {
@@ -186,3 +187,42 @@ def _from_environment():
 
 
 _from_environment()
+
+
+class GlobalFlags:
+    """The flags as a mapping (Paddle's ``core.globals()`` and
+    ``paddle.framework._global_flags()``): reading and writing a flag by name
+    (writes go through ``set_flags``, so callbacks run), ``keys``, ``get``."""
+
+    def __getitem__(self, name):
+        if name not in FLAGS:
+            raise RuntimeError(f"(NotFound) Cannot find global variable {name}")
+        return FLAGS[name]
+
+    def __setitem__(self, name, value):
+        if name not in FLAGS:
+            raise RuntimeError(f"(NotFound) Global variable {name} is not writable")
+        set_flags({name: value})
+
+    def __contains__(self, name):
+        return name in FLAGS
+
+    def keys(self):
+        return list(FLAGS)
+
+    def get(self, name, default=None):
+        return FLAGS.get(name, default)
+
+    def get_default(self, name):
+        return _DEFAULTS[name]
+
+    def is_public(self, name):
+        return name in FLAGS
+
+
+GLOBAL_FLAGS = GlobalFlags()
+
+
+def global_flags():
+    """The flags mapping (``core.globals()``)."""
+    return GLOBAL_FLAGS

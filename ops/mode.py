@@ -21,6 +21,7 @@ mode is active: only this module does.
 | ``for_each_pair(pairs, fn, scope)`` | ``fn(p, g)`` for each pair | the same, each call's ops under name scope ``scope`` with op_role Optimize, op_role_var [p, g] |
 | ``call_static_function(sf, args, kwargs)`` | run its program | run its converted code inline |
 | ``while_loop(cond, body, loop_vars)`` | a Python loop | a ``while`` op (``static.nn.while_loop``) |
+| ``graph_grad(outputs, inputs, ...)`` | (not used: the tape runs ``paddle.grad``) | ``paddle.grad`` of Variables: the backward appended to their program |
 | ``py_layer_apply(cls, args, kwargs)`` | (not used: ``PyLayer.apply`` records a tape node) | a ``pylayer`` op (``static.nn.static_pylayer``) |
 
 A handler receives the OpDef, the inputs (one entry per input slot: a
@@ -173,7 +174,7 @@ def grad_enabled():
 _actions = {"eager": {}, "static": {}}
 ACTIONS = ("create_parameter", "create_state", "update", "new_array", "name_key",
            "op_role", "name_scope", "for_each_pair", "call_static_function", "while_loop",
-           "py_layer_apply")
+           "py_layer_apply", "graph_grad")
 
 
 def set_mode_action(mode, name, fn):
@@ -267,6 +268,17 @@ def call_static_function(sf, args, kwargs):
     """Call a to_static function: run its program, or, while a program is
     being built, its converted code (its ops join that program)."""
     return _action("call_static_function")(sf, args, kwargs)
+
+
+def graph_grad(outputs, inputs, grad_outputs, create_graph, allow_unused, no_grad_vars):
+    """``paddle.grad`` of static Variables (inside a to_static function, or a
+    Program): the backward appended to their program (the static handler; the
+    eager tape calls this when given Variables, whatever the active mode)."""
+    fn = _actions["static"].get("graph_grad")
+    if fn is None:
+        raise OpError("paddle.grad was given static Variables, but no static-mode "
+                      "implementation of 'graph_grad' is installed")
+    return fn(outputs, inputs, grad_outputs, create_graph, allow_unused, no_grad_vars)
 
 
 def while_loop(cond, body, loop_vars):

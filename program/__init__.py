@@ -15,6 +15,7 @@ from .static_mode import enable_static, disable_static, op_role_guard
 from . import actions as _actions  # noqa: F401  (the static mode actions)
 from .data import data, InputSpec
 from .backward import append_backward, gradients
+from . import backward_grad as _backward_grad  # noqa: F401,E402  (paddle.grad of Variables)
 
 __all__ = ["Program", "Block", "Operator", "Variable", "Parameter", "default_main_program",
            "default_startup_program", "program_guard", "name_scope", "switch_main_program",

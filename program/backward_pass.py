@@ -184,10 +184,12 @@ class _Pass:
         """``op`` writes some elements of tensor array ``name`` without reading
         it (write_to_array, a branch writing an outer array): the gradient of the
         array after the op is also the gradient of the array before it (the
-        op's grad only reads it), as in Paddle."""
+        op's grad only reads it), as in Paddle.  An ``assign`` replaces the
+        whole array (a list rebound to a new one, e.g. by ``pop()``): the
+        earlier version gets no gradient through it."""
         v = self._lookup(name)
         return v is not None and v.type == VarType.LOD_TENSOR_ARRAY and \
-            name not in op.input_arg_names
+            op.type != "assign" and name not in op.input_arg_names
 
     def _emit_records(self, op, out_grads):
         fwd = op.opdef

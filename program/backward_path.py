@@ -46,6 +46,7 @@ ZERO_GRAD_OPS = frozenset({
     "is_empty", "isfinite", "isinf", "isnan", "isfinite_v2", "isinf_v2", "isnan_v2",
     "accuracy", "auc", "lod_array_length",
     "unique", "unique_consecutive", "searchsorted", "histogram", "bincount",
+    "share_data",
 })
 
 
@@ -141,8 +142,10 @@ def find_path(ops, targets, sources, no_grad, lookup, builders, trust=False):
 
 def _partial_write(op, n, v):
     """Whether ``op`` updates tensor array ``n`` in place (writing some of its
-    elements without reading it): the array keeps the gradient it carries."""
-    return v is not None and v.type == LOD_TENSOR_ARRAY and n not in op.input_arg_names
+    elements without reading it): the array keeps the gradient it carries.  An
+    ``assign`` replaces the whole array (a list rebound to a new one: ``pop()``)."""
+    return v is not None and v.type == LOD_TENSOR_ARRAY and op.type != "assign" and \
+        n not in op.input_arg_names
 
 
 def _persistable(lookup, n):

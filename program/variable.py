@@ -7,8 +7,10 @@ is read from and written to the protobuf message; only Python-side facts
 Operators and tensor methods (``a + b``, ``x.mean()``) are installed from the
 public op functions by ``static.framework`` (same definitions as eager).
 """
+from ..ops import bind_in_graph, get_op
 from ..ops.dtypes import ENUM_TO_NP, ENUM_NAMES, public_dtype, to_enum
 from .proto import framework_pb2 as pb
+from .value_request import request_value
 
 VarType = pb.VarType
 LOD_TENSOR = VarType.LOD_TENSOR
@@ -91,11 +93,12 @@ class Variable:
     @property
     def size(self):
         """The number of elements as a Python int (as eager ``Tensor.size``);
-        -1 while a dimension is unknown (use ``numel()`` for the runtime count)."""
+        while a dimension is unknown, a ``size`` op's int64 Variable of shape []
+        counting them when the program runs (what Paddle's to_static gives)."""
         n = 1
         for d in self.shape:
             if d < 0:
-                return -1
+                return bind_in_graph(get_op("size"), (self,))[0]
             n *= d
         return n
 
@@ -179,12 +182,22 @@ class Variable:
     def __hash__(self):
         return id(self)
 
+    # reading a value while building: a ValueRequest (TypeError; to_static's
+    # graph break, program/value_request.py)
     def numpy(self):
-        raise TypeError(f"static Variable '{self.name}' has no value while the program is "
-                        f"being built; fetch it with Executor.run(fetch_list=[...])")
+        request_value(self, ".numpy()")
 
     def __array__(self, dtype=None, copy=None):
-        self.numpy()
+        request_value(self, "a numpy conversion (np.asarray / a numpy function)")
+
+    def item(self, *args):
+        request_value(self, ".item()")
+
+    def __float__(self):
+        request_value(self, "float()")
+
+    def __int__(self):
+        request_value(self, "int()")
 
     def __iter__(self):
         n = self.shape[0] if self.shape else -1

@@ -25,6 +25,7 @@ from .extras import (create_global_var, device_guard, accuracy, xpu_places,
                      IpuCompiledProgram, IpuStrategy, ipu_shard_guard, set_ipu_shard,
                      WeightNormParamAttr, ExponentialMovingAverage, auc)
 from .nn.metric import ctr_metric_bundle
+from . import variable_methods  # noqa: F401,E402  (Variable.detach/register_hook)
 
 
 def cpu_places(device_count=None):

@@ -1,7 +1,7 @@
 """Turning Python and numpy values into Tensors (``to_tensor``) and the default dtype."""
 import numpy as np
 
-from ..ops import constant, is_graph_value, in_static_mode
+from ..ops import constant, is_graph_value, in_static_mode, bind_in_graph, get_op
 from ..ops.dtypes import (to_np_dtype, set_default_dtype, get_default_dtype, default_float,
                           complex_of)
 from ..dygraph.tensor import Tensor
@@ -121,16 +121,29 @@ def _has_numpy_float64(data, dtype=np.float64):
     return False
 
 
+def _to_tensor_static(data, want, stop_gradient):
+    cast_to = want is not None and want != to_np_dtype(data.dtype)
+    if not cast_to and stop_gradient and data.stop_gradient:
+        return data._view()             # no gradient to cut: no op (Paddle's program)
+    out = data
+    if not (cast_to and stop_gradient):        # (a stopped cast output needs no copy)
+        out = bind_in_graph(get_op("share_data"), (data,))[0]
+    if cast_to:
+        from .math import cast
+        out = cast(out, want)
+    out.stop_gradient = stop_gradient
+    return out
+
+
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     """A new tensor holding ``data``; in a static Program an ``assign_value`` op
-    (and a ``cast`` when ``dtype`` is given), and a static Variable is returned
-    as it is (cast to ``dtype``), as Paddle does."""
+    (and a ``cast`` when ``dtype`` is given).  A static Variable (user code
+    inside to_static) gets what eager gives for a Tensor: a copy that takes no
+    part in ``data``'s gradient (a ``share_data`` op, Variable.detach's; Paddle
+    2.6 returns the Variable itself, gradient attached), cast to ``dtype``."""
     want = to_np_dtype(dtype) if dtype is not None else None
     if is_graph_value(data):
-        if want is None or want == to_np_dtype(data.dtype):
-            return data
-        from .math import cast
-        return cast(data, want)
+        return _to_tensor_static(data, want, stop_gradient)
     # eagerly a dtype asked for is cast to from the full value (to_tensor([0.3],
     # 'float64') holds 0.3); Paddle's static to_tensor rounds to the default
     # float dtype first (assign_value, cast) and sampan's Programs do the same

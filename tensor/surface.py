@@ -25,6 +25,7 @@ from ..ops import bind, get_op, is_graph_value
 from ..ops.dtypes import DType, to_np_dtype
 from ..program.program_guard import default_main_program
 from ..program.variable import LOD_TENSOR
+from ..program.value_request import request_value, ListValueRequest
 from .creation import assign
 from . import math as M
 
@@ -48,8 +49,8 @@ def is_empty(x, name=None):
 def tolist(x):
     """x's values as nested Python lists (eager tensors only)."""
     if is_graph_value(x):
-        raise AssertionError("We only support 'tolist()' in dynamic graph mode, please call "
-                             "'paddle.disable_static()' to enter dynamic graph mode.")
+        # (also an AssertionError, as Paddle's; to_static's graph break)
+        request_value(x, "paddle.tolist()", ListValueRequest)
     return x.numpy().tolist()
 
 

@@ -46,6 +46,9 @@ LAYERS = [
     ("inference", {"ops", "kernels", "utils", "dygraph", "program", "executor", "save_load"}),
     ("cli", {"ops", "kernels", "utils", "program", "executor", "save_load", "inference"}),
 ]
+# Paddle 2.6's legacy namespaces: re-exports of everything above, holding no logic
+_ALL_AREAS = {a for a, _ in LAYERS}
+LAYERS += [("base", set(_ALL_AREAS)), ("framework", _ALL_AREAS | {"base"})]
 ALLOWED = dict(LAYERS)
 ORDER = {area: i for i, (area, _) in enumerate(LAYERS)}
 

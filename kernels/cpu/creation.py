@@ -17,13 +17,14 @@ _FLOAT32, _FLOAT64 = np.dtype("float32"), np.dtype("float64")
 
 
 def _copy(x):
-    return x.copy()
+    # (None: a tensor array no op has written yet, e.g. a pop() that emptied one)
+    return x.copy() if x is not None else None
 
 
 # ------------------------------------------------------------ copies and constants
 @kernel("assign", dtypes=ALL + ("complex64", "complex128"))
 def assign(ins, attrs, need):
-    return (ins[0].copy(),)
+    return (_copy(ins[0]),)
 
 
 def _same(x):
@@ -42,6 +43,16 @@ assign.fast = lambda attrs: _copy
 assign.fresh = True
 assign.inplace = ((0, 0, "any"),)
 assign.reuse = _assign_reuse
+
+
+@kernel("share_data", dtypes=ALL)
+def share_data(ins, attrs, need):
+    # a copy: the executor may reuse X's buffer once X is dead
+    return (ins[0].copy(),)
+
+
+share_data.fast = lambda attrs: _copy
+share_data.fresh = True
 
 
 _VALUE_KEYS = ("fp32_values", "fp64_values", "int32_values", "int64_values", "bool_values")

@@ -41,6 +41,8 @@ def _shape_from(metas, attrs, op, first=0):
 # ------------------------------------------------------------ copies and constants
 defop("assign", "X?", "Out", infer=lambda m, a: (m[0],),
       grad=GradOp("assign", {"X": "Out@GRAD"}, {"Out": "X@GRAD"}))
+# Variable.detach in a Program: Out shares X's data and stops gradients (no grad rule)
+defop("share_data", "X", "Out", infer=lambda m, a: (m[0],))
 
 _ASSIGN_VALUE_ATTRS = (("shape", "INTS", REQUIRED), ("dtype", "INT", REQUIRED),
                        ("bool_values", "INTS", []), ("fp32_values", "FLOATS", []),

@@ -44,6 +44,9 @@ KNOWN_EXTRA = {
     # Paddle's CPU clip_by_norm is float32 only, so ClipGradByNorm fails on a
     # float64 model there; sampan clips float64 gradients too
     "clip_by_norm": {"float64"},
+    # no input and no dtype attribute: the kernel is found under the default
+    # float32 key (it always writes uint8 bytes)
+    "read_file": {"float32"},
 }
 
 

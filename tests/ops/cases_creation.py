@@ -33,6 +33,7 @@ def _truncated(a):
 
 CASES = [
     Case("assign", {"X": A}, ref=lambda X: X),
+    Case("share_data", {"X": A}, ref=lambda X: X),      # Variable.detach: no gradient
     Case("assign_value", {}, {"shape": [2, 2], "dtype": 5, "fp32_values": [1, 2, 3, 4]},
          ref=lambda: np.array([[1, 2], [3, 4]], "float32")),
     Case("assign_value", {}, {"shape": [3], "dtype": 0, "bool_values": [1, 0, 1]},
