@@ -211,3 +211,19 @@ def test_jit_save_of_a_float_break_writes_the_cast_program(tmp_path):
         paddle.jit.save(sf, str(tmp_path / "m"))
     loaded = paddle.jit.load(str(tmp_path / "m"))
     np.testing.assert_allclose(loaded(x).numpy(), [[3.0, 7.0]])
+
+
+def test_sot_mode_guard_decides_full_graph_at_decoration():
+    """Paddle 2.6's switch: inside sot_mode_guard(False) a function decorated without
+    full_graph is strict (a value read is an error); outside it breaks as by default."""
+    from sampan.jit.api import sot_mode_guard
+
+    def reads(x):
+        return x * float(x.numpy().sum())
+
+    x = paddle.to_tensor(np.array([1.0, 2.0], "float32"))
+    with sot_mode_guard(False):
+        strict = paddle.jit.to_static(reads)
+    with pytest.raises(Exception, match="full_graph=True"):
+        strict(x)
+    np.testing.assert_allclose(paddle.jit.to_static(reads)(x).numpy(), [3.0, 6.0])
