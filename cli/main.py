@@ -1,6 +1,6 @@
 """The ``sampan`` command: look at, run and time saved inference models.
 
-    sampan inspect MODEL [--details]
+    sampan inspect MODEL [--details] [--verify]
     sampan run MODEL --input NAME=FILE.npy [--input ...] [--output DIR|FILE.npz]
     sampan bench MODEL [--batch N] [--runs K] [--warmup W] [--input NAME=FILE.npy]
 
@@ -42,6 +42,9 @@ def cmd_inspect(args, out):
     from ..save_load.program_io import (feed_fetch_targets, persistable_names, read_program,
                                         UnknownOpError)
     model, params = _paths(args.model)
+    if getattr(args, "verify", False):
+        from .verify import cmd_verify
+        return cmd_verify(model, params, out)
     unknown = ""
     try:
         program = read_program(model)
@@ -224,6 +227,9 @@ def _parser():
                        "and program")
     p.add_argument("model")
     p.add_argument("--details", action="store_true", help="show bookkeeping attributes")
+    p.add_argument("--verify", action="store_true", help="check the files against their "
+                   "manifest (sizes, sha256, each tensor's crc32) and load them strictly; "
+                   "prints OK or the problems")
     for name, hlp in (("run", "run a model on inputs from .npy/.npz files"),
                       ("bench", "time the Predictor on a model (latency percentiles)")):
         p = sub.add_parser(name, help=hlp)

@@ -23,7 +23,8 @@ from ..kernels.registry import CPU
 from ..ops import OpError
 from ..save_load.atomic_set import reading
 from ..save_load.fileio import blame
-from ..save_load.program_io import feed_fetch_targets, load_params, read_program
+from ..save_load.manifest import read_model, sidecars
+from ..save_load.program_io import feed_fetch_targets
 from ..utils.version import __version__
 from .config import Config, DataType
 from . import passes
@@ -44,9 +45,9 @@ class _Core:
         if not model:
             raise ValueError("the Config names no model file: Config(model_file, "
                              "params_file) or Config(path_prefix)")
-        with reading(model, pfile):     # an interrupted save is finished or reported first
-            program = read_program(model)
-            params = load_params(program, pfile, model)
+        # an interrupted save (its manifest too) is finished or reported first
+        with reading(model, pfile, *sidecars(model)):
+            program, params = read_model(model, pfile)      # + its manifest's checks
         feeds, fetches = feed_fetch_targets(program, model)
         self.output_names = list(fetches)
         try:                            # an op the plan cannot run: name the model

@@ -11,6 +11,9 @@ from .dy2static import ProgramTranslator  # noqa: F401,E402  (paddle.jit.Program
 api.ProgramTranslator = ProgramTranslator  # Paddle 2.6 code reaches it as paddle.jit.api's
 from .explain import explain  # noqa: F401,E402  (sampan extension: graph-break report)
 from .graph_break import GraphBreakError  # noqa: F401,E402
+from .check import set_check, EquivalenceError, EquivalenceWarning  # noqa: F401,E402 (check)
+from .report import report  # noqa: F401,E402 (sampan extension: conversion report)
+from .save_verify import SaveVerificationError  # noqa: F401,E402 (jit.save(verify=True))
 
 __all__ = ["to_static", "StaticFunction", "enable_to_static", "not_to_static",
            "ignore_module", "set_code_level", "set_verbosity", "save", "load",

@@ -11,12 +11,15 @@ needs a tensor's value run as eager code (a graph break, jit/graph_break.py);
 function is decorated, as Paddle 2.6 does: False unless the environment
 variable ``ENABLE_FALL_BACK`` is false (``sot_mode_guard(False)`` sets it for a
 block).  ``backend`` must be None (or "CINN", accepted and ignored);
-``build_strategy`` is kept for the record.
+``build_strategy`` is kept for the record.  ``check=True`` (or a number of
+calls, or a dict of options; default: the global ``jit.set_check`` switch)
+compares the first calls with the eager function (jit/check.py).
 """
 import contextlib
 import os
 
 from .static_function import StaticFunction
+from .check import CheckedStaticFunction, check_options
 from ..nn.layer.layers import Layer
 
 __all__ = ["to_static", "sot_mode_guard"]
@@ -42,7 +45,7 @@ def sot_mode_guard(value: bool):
         else:
             os.environ[_FALL_BACK] = prev
 
-_KNOWN = {"full_graph", "property"}
+_KNOWN = {"full_graph", "property", "check"}
 
 
 def to_static(function=None, input_spec=None, build_strategy=None, backend=None, **kwargs):
@@ -55,14 +58,21 @@ def to_static(function=None, input_spec=None, build_strategy=None, backend=None,
     if full_graph is None:                 # Paddle 2.6: graph breaks allowed by default
         full_graph = not _fall_back_enabled()
 
+    # the equivalence check (jit/check.py), decided once here: unchecked
+    # functions get a plain StaticFunction and pay nothing for the feature
+    check = check_options(kwargs.get("check"))
+    cls = StaticFunction if check is None else CheckedStaticFunction
+    extra = {} if check is None else {"check": check}
+
     def decorate(fn):
         if isinstance(fn, Layer):
-            fn.forward = StaticFunction(fn.forward, input_spec, build_strategy, backend,
-                                        full_graph)
+            fn.forward = cls(fn.forward, input_spec, build_strategy, backend, full_graph,
+                             **extra)
             return fn
-        if isinstance(fn, StaticFunction) and input_spec is None:
+        if isinstance(fn, StaticFunction) and input_spec is None and \
+                (check is None or isinstance(fn, CheckedStaticFunction)):
             return fn
-        return StaticFunction(fn, input_spec, build_strategy, backend, full_graph)
+        return cls(fn, input_spec, build_strategy, backend, full_graph, **extra)
 
     if function is not None:
         return decorate(function)

@@ -18,6 +18,12 @@ parameters are saved and no ``.pdiparams.info`` is written (a warning says
 so); only tensors its program reads as constants go to ``.pdiparams``.
 A ``TranslatedLayer`` (``jit.load``) is saved again from its loaded programs.
 Non-tensor arguments keep the values they had when the program was traced.
+
+Every set carries ``path.sampan.json`` (``save_load.manifest``: sizes, sha256 of each
+file, dtype/shape/crc32 of each tensor, input/output specs), staged last in the same
+atomic set, so loads detect a changed file.  ``verify=True`` (sampan extra) loads the
+staged set and runs it against the eager model before it replaces anything
+(``jit.save_verify``); a mismatch raises ``SaveVerificationError`` and the old files stay.
 """
 import inspect
 import os
@@ -26,16 +32,18 @@ import warnings
 from ..nn.layer.layers import Layer
 from ..save_load.atomic_set import write_file_set
 from ..save_load.inference_model import model_files, scope_values
+from ..save_load.manifest import ManifestBuilder
 from ..save_load.params_info import make_entry
 from ..save_load.prune import inference_program
 from ..program.data import InputSpec
+from .save_verify import StagedCheck, function_case, layer_case, translated_case
 from .static_function import StaticFunction
 from .translated_layer import TranslatedLayer, load, rename_vars
 
 __all__ = ["save", "load", "TranslatedLayer"]
 
 _CONFIGS = {"output_spec", "with_hook", "combine_params", "clip_extra", "skip_forward",
-            "input_names_after_prune", "skip_prune_program"}
+            "input_names_after_prune", "skip_prune_program", "verify"}
 
 
 def _check_path(path):
@@ -129,7 +137,8 @@ def _info(bound, structured):
             for name, t in bound.items()}
 
 
-def _files(prefix, program, feeds, fetches, bound, structured, configs, with_info=True):
+def _files(prefix, program, feeds, fetches, bound, structured, configs, with_info=True,
+           manifest=None, method="forward"):
     """One method's files: ({path: write(fh)}, [paths its new set drops])."""
     infer, _ = inference_program(program, feeds, fetches,
                                  clip_extra=configs.get("clip_extra", True))
@@ -138,16 +147,18 @@ def _files(prefix, program, feeds, fetches, bound, structured, configs, with_inf
     params = scope_values(infer)
     info = _info(infer._bound, structured) if with_info and params else None
     infer._bound = {}
-    return model_files(prefix, infer, params, info)
+    return model_files(prefix, infer, params, info, manifest, method)
 
 
-def _write_all(path, parts):
-    """Write every method's files as one set."""
+def _write_all(path, parts, manifest, cases=None):
+    """Write every method's files and their manifest as one set; with ``cases``
+    (``verify=True``) the staged set is loaded and checked before it replaces the old."""
     files, drop = {}, []
     for f, d in parts:
         files.update(f)
         drop += d
-    return write_file_set(path, files, drop)
+    check = StagedCheck(path, cases) if cases is not None else None
+    return write_file_set(path, manifest.wrap(files), drop, check=check)
 
 
 def _save_translated(layer, path, configs):
@@ -156,16 +167,20 @@ def _save_translated(layer, path, configs):
     back = layer._saved_names
     structured = {n: e.get("structured_name", n) for n, e in layer._info.items()}
     tensors = {back.get(n, n): t for n, t in layer._tensors.items()}
+    manifest = ManifestBuilder(path)
+    cases = [] if configs.get("verify") else None
     for mname, m in layer._methods.items():
         prefix = path if mname == "forward" else f"{path}.{mname}"
         program = m.program.clone()
         program._bound = {}
         rename_vars(program, back)
-        fetches = _outputs_of_names([back.get(n, n) for n in m.fetches],
-                                    configs.get("output_spec"))
+        names = [back.get(n, n) for n in m.fetches]
+        fetches = _outputs_of_names(names, configs.get("output_spec"))
         parts.append(_files(prefix, program, m.feeds, fetches, tensors, structured, configs,
-                            with_info=mname == "forward"))
-    return _write_all(path, parts)
+                            with_info=mname == "forward", manifest=manifest, method=mname))
+        if cases is not None:
+            cases.append(translated_case(layer, mname, names, fetches))
+    return _write_all(path, parts, manifest, cases)
 
 
 def _outputs_of_names(names, output_spec):
@@ -199,18 +214,23 @@ def save(layer, path, input_spec=None, **configs):
                                  f"with @to_static; pass input_spec to convert it")
             methods = dict(forward=StaticFunction(layer.forward, input_spec), **methods)
         structured = _structured_names(layer)
-        parts = []
+        parts, manifest = [], ManifestBuilder(path)
+        cases = [] if configs.get("verify") else None
         for mname, sf in methods.items():
             if mname == "forward" and (layer._forward_pre_hooks or layer._forward_post_hooks):
                 sf = _with_layer_hooks(layer, sf)
             concrete = _concrete(sf, input_spec if mname == "forward" else None)
             prefix = path if mname == "forward" else f"{path}.{mname}"
+            picked = _outputs(concrete, configs.get("output_spec"))
             parts.append(_files(prefix, concrete.main_program,
-                                [v.name for v in concrete.inputs],
-                                _outputs(concrete, configs.get("output_spec")),
+                                [v.name for v in concrete.inputs], picked,
                                 concrete.main_program.bound_tensors, structured, configs,
-                                with_info=mname == "forward"))
-        return _write_all(path, parts)
+                                with_info=mname == "forward", manifest=manifest,
+                                method=mname))
+            if cases is not None:
+                cases.append(layer_case(layer, mname, concrete, picked,
+                                        input_spec if mname == "forward" else None))
+        return _write_all(path, parts, manifest, cases)
     if isinstance(layer, StaticFunction) or inspect.isfunction(layer) or \
             inspect.ismethod(layer):
         sf = layer if isinstance(layer, StaticFunction) else StaticFunction(layer, input_spec)
@@ -221,10 +241,14 @@ def save(layer, path, input_spec=None, **configs):
                       f"saved and no .pdiparams.info is written" +
                       (f" (the {len(bound)} tensor(s) its program reads as constants go to "
                        f".pdiparams)" if bound else ""), stacklevel=2)
+        picked = _outputs(concrete, configs.get("output_spec"))
+        manifest = ManifestBuilder(path)
+        cases = [function_case(sf, concrete, picked, input_spec)] \
+            if configs.get("verify") else None
         return _write_all(path, [_files(path, concrete.main_program,
-                                        [v.name for v in concrete.inputs],
-                                        _outputs(concrete, configs.get("output_spec")), bound,
-                                        {}, configs, with_info=False)])
+                                        [v.name for v in concrete.inputs], picked, bound,
+                                        {}, configs, with_info=False, manifest=manifest)],
+                          manifest, cases)
     raise TypeError(f"jit.save needs a Layer, a to_static function or a TranslatedLayer, got "
                     f"{type(layer).__name__}")
 

@@ -34,7 +34,8 @@ from ..ops import OpError, is_graph_value
 from ..save_load.fileio import FormatError, blame
 from ..save_load.atomic_set import reading
 from ..save_load.params_info import read_params_info
-from ..save_load.program_io import feed_fetch_targets, load_params, read_program
+from ..save_load.manifest import read_model
+from ..save_load.program_io import feed_fetch_targets
 from ..save_load.prune import OUTPUT_PREFIX
 from ..program.data import InputSpec
 from ..utils import unique_name
@@ -274,10 +275,11 @@ def _read_files(path, prefix):
         raise ValueError(f"The ``path`` ({path}) to load model not exists: "
                          f"{prefix}.pdmodel is not a file.")
     loaded, arrays, files = {}, {}, _method_files(prefix)
+    info_path = prefix + ".pdiparams.info"
     for mname, (model, pfile) in files.items():
-        program = read_program(model)
+        # checked against the model's manifest (save_load.manifest) when it has one
+        program, params = read_model(model, pfile, extra=[info_path] * (mname == "forward"))
         feeds, fetches = feed_fetch_targets(program, model)
-        params = load_params(program, pfile, model)
         for n, a in params.items():
             if n in arrays and (arrays[n].shape != a.shape or arrays[n].dtype != a.dtype):
                 raise FormatError(f"{pfile}: tensor '{n}' is {a.dtype}{list(a.shape)}, but "
@@ -285,7 +287,6 @@ def _read_files(path, prefix):
                                   f"{arrays[n].dtype}{list(arrays[n].shape)}")
             arrays.setdefault(n, a)
         loaded[mname] = (program, feeds, fetches)
-    info_path = prefix + ".pdiparams.info"
     info = read_params_info(info_path) if os.path.isfile(info_path) else {}
     return loaded, arrays, files, info
 

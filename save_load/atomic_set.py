@@ -508,11 +508,13 @@ def _member(path, folder, base, prefix):
     return full
 
 
-def write_file_set(prefix, writers, remove=()):
+def write_file_set(prefix, writers, remove=(), check=None):
     """Write the files ``{path: write(fh)}`` and delete the files ``remove`` as one unit:
     after a kill at any instant, the next load or save of ``prefix`` finds the old set or
     the new one (see the module's docstring).  Each ``write`` gets a binary file object.
-    Every path must be ``prefix`` or ``prefix.<suffix>``.  Returns the written paths."""
+    Every path must be ``prefix`` or ``prefix.<suffix>``.  ``check({final: temp})``, when
+    given, runs on the staged files before the commit: if it raises, the temps go and the
+    old set stays untouched.  Returns the written paths."""
     prefix = os.fspath(prefix)
     full = os.path.abspath(prefix)
     folder, base = os.path.split(full)
@@ -525,6 +527,8 @@ def write_file_set(prefix, writers, remove=()):
         for final, write in files.items():
             staged[final] = _stage(final, write)
             _step("staged")
+        if check is not None:
+            check(dict(staged))
     except BaseException:
         _discard(staged.values())
         raise

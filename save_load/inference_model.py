@@ -8,7 +8,8 @@ program), checked against their variables, and written as ``<prefix>.pdiparams``
 (sorted by name; no file when there are none) and ``<prefix>.pdmodel``, as one
 unit (``atomic_set``: a killed save leaves the old model or the new one).
 ``save_inference_model`` writes no ``.pdiparams.info`` (as Paddle's static
-saver) and drops a stale one; ``jit.save`` passes one.
+saver) and drops a stale one; ``jit.save`` passes one.  Both write the set's
+manifest ``<prefix>.sampan.json`` (``manifest``), which loads check when present.
 
 Loading is strict (``program_io``): any fault raises ``FormatError`` naming
 the file and the variable; parameters go into the global scope.  It reads under
@@ -26,6 +27,7 @@ from ..ops import is_graph_value
 from ..ops.dtypes import ENUM_TO_NP
 from . import pdiparams
 from .atomic_set import reading, write_file_set
+from .manifest import ManifestBuilder, read_model, sidecars
 from .params_info import dump_params_info
 from .program_io import (feed_fetch_targets, load_params, model_paths, parse_program,
                          persistable_names, program_bytes, read_program)
@@ -105,7 +107,7 @@ def _check_value(program, name, a):
         return
 
 
-def model_files(path_prefix, program, params, info=None):
+def model_files(path_prefix, program, params, info=None, manifest=None, method="forward"):
     """The files of an inference model at ``path_prefix``, for ``atomic_set.write_file_set``:
     ``({path: write(fh)}, [paths the new set drops])``.  ``<prefix>.pdiparams`` when the
     program has persistables, ``.pdiparams.info`` when ``info`` is given (else a stale one
@@ -126,6 +128,9 @@ def model_files(path_prefix, program, params, info=None):
     else:
         drop.append(pfile + ".info")
     files[model] = lambda fh: fh.write(model_data)
+    if manifest is not None:            # the set's manifest (save_load.manifest) describes it
+        feeds, fetches = feed_fetch_targets(program, model)
+        manifest.add_model(method, model, pfile, program, params, feeds, fetches)
     return files, drop
 
 
@@ -134,7 +139,9 @@ def write_model(path_prefix, program, params, info=None):
     and ``<prefix>.pdmodel`` as one unit (``atomic_set``); stale params/info files of an
     earlier save at this prefix go when the new model has none.  Returns the written
     paths."""
-    return write_file_set(path_prefix, *model_files(path_prefix, program, params, info))
+    manifest = ManifestBuilder(path_prefix)
+    files, drop = model_files(path_prefix, program, params, info, manifest)
+    return write_file_set(path_prefix, manifest.wrap(files), drop)
 
 
 def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, **kwargs):
@@ -180,9 +187,8 @@ def load_inference_model(path_prefix, executor, **kwargs):
         if not isinstance(path_prefix, (str, os.PathLike)):
             raise ValueError(f"path_prefix must be a str, got {type(path_prefix).__name__}")
         model, pfile = model_paths(os.fspath(path_prefix), model_filename, params_filename)
-        with reading(model, pfile):
-            program = read_program(model)
-            params = load_params(program, pfile, model)
+        with reading(model, pfile, *sidecars(model)):   # checked against its manifest, if any
+            program, params = read_model(model, pfile)
         where = model
     feeds, fetches = feed_fetch_targets(program, where)
     program._source = where

@@ -24,6 +24,7 @@ from ..ops.dtypes import ENUM_TO_NP
 from ..program.proto import framework_pb2 as pb
 from . import safe_pickle
 from .atomic_set import reading, write_file_set
+from .manifest import SUFFIX as MANIFEST_SUFFIX
 from .fileio import FormatError
 from .program_io import program_bytes
 from .state_dict_io import _pack_big_arrays, _unpack_big_arrays, _check_protocol
@@ -99,7 +100,9 @@ def save(program, model_path, protocol=4, **configs):
                                                        protocol),
              model_path + ".pdmodel": program_bytes(program, op_versions=False)}
     # all bytes built before any file is touched; the three files land as one unit
-    write_file_set(model_path, {path: _writer(data) for path, data in blobs.items()})
+    # a jit.save manifest here described the .pdmodel this replaces: it goes with it
+    write_file_set(model_path, {path: _writer(data) for path, data in blobs.items()},
+                   [model_path + MANIFEST_SUFFIX])
 
 
 def _writer(data):

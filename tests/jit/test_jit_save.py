@@ -61,7 +61,8 @@ def test_layer_with_extra_method(tmp_path):
     prefix = str(tmp_path / "net")
     paddle.jit.save(net, prefix)
     assert sorted(os.listdir(tmp_path)) == ["net.embed.pdiparams", "net.embed.pdmodel",
-                                            "net.pdiparams", "net.pdiparams.info", "net.pdmodel"]
+                                            "net.pdiparams", "net.pdiparams.info", "net.pdmodel",
+                                            "net.sampan.json"]
     info = read_params_info(prefix + ".pdiparams.info")
     by_struct = {e["structured_name"]: e for e in info.values()}
     assert set(by_struct) == set(net.state_dict())
@@ -164,7 +165,7 @@ def test_plain_function_saves_no_parameters(tmp_path):
         warnings.simplefilter("always")
         paddle.jit.save(f, str(tmp_path / "f"), input_spec=spec)
     assert any("no parameters are saved" in str(m.message) for m in w)
-    assert os.listdir(tmp_path) == ["f.pdmodel"]
+    assert sorted(os.listdir(tmp_path)) == ["f.pdmodel", "f.sampan.json"]
     pred = create_predictor(Config(str(tmp_path / "f.pdmodel"), ""))
     assert pred.get_input_names() == ["a", "b"]
     a, b = np.ones((2, 3), "float32"), np.full((2, 3), 0.5, "float32")

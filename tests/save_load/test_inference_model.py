@@ -66,8 +66,9 @@ def test_mlp_round_trip(tmp_path, fresh_scope):
     ref = _run(main, {"x": xin}, [out])[0]
     prefix = str(tmp_path / "mlp")
     written = static.save_inference_model(prefix, [x], [out], exe, program=main)
-    assert sorted(os.listdir(tmp_path)) == ["mlp.pdiparams", "mlp.pdmodel"]
-    assert sorted(written) == sorted([prefix + ".pdiparams", prefix + ".pdmodel"])
+    assert sorted(os.listdir(tmp_path)) == ["mlp.pdiparams", "mlp.pdmodel", "mlp.sampan.json"]
+    assert sorted(written) == sorted([prefix + ".pdiparams", prefix + ".pdmodel",
+                                      prefix + ".sampan.json"])
     with static.scope_guard(static.Scope()):
         prog, feeds, fetches = static.load_inference_model(prefix, exe)
         assert feeds == ["x"]
