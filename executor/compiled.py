@@ -225,10 +225,6 @@ class CompiledProgram:
         self.applied = apply_passes(p, passes, keep=fetch_names)
         return p, config
 
-    def _with_inference_optimize(self, config):
-        raise NotImplementedError("CompiledProgram._with_inference_optimize: use "
-                                  "sampan.inference.create_predictor")
-
 
 def _prune_feed_ops(program):
     block = program.global_block()

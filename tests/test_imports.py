@@ -162,15 +162,8 @@ def test_readme_lists_the_layers_in_order():
 # (benchmarks/memory.py imports paddle only in the children it starts with the side venv's
 # interpreter, to measure Paddle beside sampan)
 ORACLE_SCRIPTS = (os.path.join("tests", "interop", ""), os.path.join("benchmarks", "memory.py"),
-                  os.path.join("tests", "amp", "record_cnn_amp.py"),
-                  os.path.join("tests", "rnn", "fixtures", "record_paddle"),
                   os.path.join("benchmarks", "lstm_paddle.py"),
-                  os.path.join("tests", "io", "fixtures", "record_paddle"),
-                  os.path.join("benchmarks", "dataloader.py"),
-                  os.path.join("tests", "hapi", "fixtures", "record_paddle"),
-                  os.path.join("tests", "vision", "fixtures", "record_paddle_models.py"),
-                  os.path.join("tests", "vision", "fixtures", "record_paddle_transforms.py"),
-                  os.path.join("tests", "vision", "fixtures", "record_paddle_datasets.py"))
+                  os.path.join("benchmarks", "dataloader.py"))
 
 
 def test_nothing_imports_paddle():

@@ -1,5 +1,5 @@
 """The small CNN of the AMP training check, written once for sampan and for
-real Paddle (``record_cnn_amp.py`` runs it there): conv-relu-pool-linear on
+real Paddle (``tests/interop/record_amp_cnn.py`` runs it there): conv-relu-pool-linear on
 fixed weights and data from numpy's RandomState, Momentum, 20 steps of
 ``auto_cast`` + ``GradScaler`` (``scaler.scale(loss).backward();
 scaler.minimize(opt, scaled)``), eagerly or with the forward under to_static."""

@@ -1,7 +1,7 @@
 """A small CNN (conv-relu-pool-linear, Momentum) trained 20 steps with
 ``auto_cast`` + ``GradScaler``, eagerly and with the forward under to_static,
 against real Paddle 2.6.2's losses (``fixtures/cnn_amp_losses.json``, recorded
-by ``record_cnn_amp.py`` on the same weights and data).
+by ``tests/interop/record_amp_cnn.py`` on the same weights and data).
 
 Paddle's CPU build runs no AMP (auto_cast and GradScaler warn and make no
 effect), so on sampan's CPU the runs equal Paddle's float32 losses.  On an

@@ -1,5 +1,5 @@
 """Small networks shared by the hapi tests and the real-Paddle recorder
-(``fixtures/record_paddle.py``): each builder takes the framework module
+(``tests/interop/record_hapi.py``): each builder takes the framework module
 (``sampan`` or ``paddle``) so both sides build the same layers."""
 
 

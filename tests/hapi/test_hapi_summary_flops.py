@@ -1,5 +1,5 @@
 """paddle.summary and paddle.flops against what real Paddle 2.6.2 printed
-for the same nets (fixtures/paddle_hapi.json, fixtures/record_paddle.py)."""
+for the same nets (fixtures/paddle_hapi.json, tests/interop/record_hapi.py)."""
 import contextlib
 import io
 import json

@@ -1,4 +1,4 @@
-"""DataLoader cases shared by the tests and by fixtures/record_paddle.py (which
+"""DataLoader cases shared by the tests and by tests/interop/record_io_collate.py (which
 runs them in real Paddle 2.6.2): every case gets the framework module, so the
 same datasets run in both.  No framework is imported here."""
 import numpy as np

@@ -1,5 +1,5 @@
 """Batches as Paddle 2.6.2's DataLoader yields them: the structures, dtypes,
-shapes and values recorded from real Paddle (fixtures/record_paddle.py)."""
+shapes and values recorded from real Paddle (tests/interop/record_io_collate.py)."""
 import json
 import os
 

@@ -1,5 +1,5 @@
 """nn.BeamSearchDecoder + nn.dynamic_decode and nn.functional.gather_tree
-against real Paddle 2.6.2 (fixtures/record_paddle_beam.py): the same GRUCell,
+against real Paddle 2.6.2 (tests/interop/record_rnn_beam.py): the same GRUCell,
 embedding and output layer weights give Paddle's beams, lengths and scores."""
 import os
 

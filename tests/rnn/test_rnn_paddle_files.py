@@ -1,5 +1,5 @@
 """A text classifier with a 2-layer bidirectional LSTM exported by real Paddle
-2.6.2 (fixtures/record_paddle_model.py: its own ``rnn`` op program) runs in
+2.6.2 (tests/interop/record_rnn_model.py: its own ``rnn`` op program) runs in
 sampan's Predictor and jit.load with Paddle's outputs, and the loaded
 TranslatedLayer fine-tunes (its rnn op gets gradients)."""
 import os

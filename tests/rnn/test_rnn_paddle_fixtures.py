@@ -1,7 +1,7 @@
 """nn.LSTM / GRU / SimpleRNN (one ``rnn`` op) and nn.RNN / BiRNN over cells
 against real Paddle 2.6.2: the same weights (the .pdparams Paddle wrote), the
 same inputs, Paddle's eager outputs, final states and gradients (input,
-initial states, every weight), recorded by fixtures/record_paddle.py.  Each
+initial states, every weight), recorded by tests/interop/record_rnn.py.  Each
 case runs eagerly, as a static Program and under to_static.
 
 One divergence, on purpose: Paddle 2.6.2's CPU ``rnn_grad`` is wrong for a

@@ -1,6 +1,6 @@
 """Tiny files in the formats of Paddle's vision datasets, written by the tests
 (tests/vision/test_datasets.py) and by the recorder of Paddle's answers
-(tests/vision/fixtures/record_paddle_datasets.py) alike.  No paddle/sampan."""
+(tests/interop/record_vision_datasets.py) alike.  No paddle/sampan."""
 import gzip
 import io
 import os

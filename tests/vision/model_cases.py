@@ -1,5 +1,5 @@
 """The vision-model cases shared by the recorder (run in real Paddle's venv:
-fixtures/record_paddle_models.py) and the tests (run in sampan): which models
+tests/interop/record_vision_models.py) and the tests (run in sampan): which models
 are built with which arguments, and the weights and inputs they get.
 
 Pure numpy and the standard library, so both sides import it.  Weights are

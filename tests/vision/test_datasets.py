@@ -1,7 +1,7 @@
 """paddle.vision.datasets on tiny files in Paddle's formats (written by
 dataset_files.py), compared with what real Paddle 2.6.2 returned on the same
 files (fixtures/paddle_datasets.npz, recorded by
-fixtures/record_paddle_datasets.py)."""
+tests/interop/record_vision_datasets.py)."""
 import os
 import sys
 

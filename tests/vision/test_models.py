@@ -1,5 +1,5 @@
 """paddle.vision.models against real Paddle 2.6.2 (fixtures recorded by
-fixtures/record_paddle_models.py): every builder's state dict (keys, order,
+tests/interop/record_vision_models.py): every builder's state dict (keys, order,
 shapes), the eval outputs of the smallest model of each family on
 deterministic weights (model_cases.py), a LeNet file written by paddle.save,
 and pretrained weights from the local cache."""

@@ -1,6 +1,6 @@
 """paddle.vision.transforms against real Paddle 2.6.2's recorded results
 (tests/vision/fixtures/paddle_transforms.npz, recorded by
-fixtures/record_paddle_transforms.py from the calls of transform_cases.py),
+tests/interop/record_vision_transforms.py from the calls of transform_cases.py),
 plus the behaviour the recordings do not pin down."""
 import json
 import os

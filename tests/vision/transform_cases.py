@@ -1,5 +1,5 @@
 """The calls of paddle.vision.transforms whose results are recorded from real
-Paddle (tests/vision/fixtures/record_paddle.py) and replayed on sampan
+Paddle (tests/interop/record_vision_transforms.py) and replayed on sampan
 (tests/vision/test_transforms.py).  ``cases(T, P)`` takes the transforms module
 and the top-level package (paddle or sampan) so both sides run the same calls.
 No import of paddle or sampan here."""

@@ -2,7 +2,7 @@
 ``fixtures/cnn_amp_losses.json`` (run in the interop side venv, from the
 repository root):
 
-    ~/.cache/sampan-interop/paddle-2.6.2/bin/python tests/amp/record_cnn_amp.py
+    ~/.cache/sampan-interop/paddle-2.6.2/bin/python tests/interop/record_amp_cnn.py
 
 Paddle's CPU build runs no AMP: ``auto_cast`` and ``GradScaler`` warn "can only
 be enabled on CUDAPlace, XPUPlace and CustomPlace ... so it makes no effect" and
@@ -15,7 +15,8 @@ import warnings
 
 import paddle
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                    "amp")
 sys.path.insert(0, HERE)
 from cnn_amp_model import train  # noqa: E402
 
