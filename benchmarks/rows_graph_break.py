@@ -8,8 +8,9 @@ function are timed in its own process and reported in the to_static row's
 checks, as microseconds and as ratios to the floor timed in that process
 (``paddle_sot_x``, ``paddle_eager_x``); ``vs_eager_x`` is sampan's warm
 to_static call over its eager call, timed interleaved in the row's process.
-A broken key runs as eager code (jit/graph_break.py), so the to_static row
-is eager's time plus the call's key lookup.""" 
+A broken key runs as the Python between breaks plus cached segment programs
+(jit/segments.py): here the read and the Python branch run as Python, each arm
+and the loop as one cached program.""" 
 import json
 import os
 import subprocess

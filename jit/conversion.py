@@ -25,6 +25,7 @@ functions.
 """
 import ast
 import builtins
+import copy
 import gc
 import inspect
 import itertools
@@ -277,6 +278,10 @@ def _instantiate(unit, fn):
 
 
 def _parse(fn):
+    made = getattr(fn, SEGMENT_TREE, None)
+    if made is not None:         # a segment of a broken function (jit/segments.py)
+        tree = copy.deepcopy(made)
+        return tree, tree.body[0]
     code = fn.__code__
     if code.co_flags & (inspect.CO_GENERATOR | inspect.CO_COROUTINE |
                         inspect.CO_ASYNC_GENERATOR):
@@ -417,6 +422,7 @@ def _convert_code(fn):
 
 
 _INNER = "_jst_converted"
+SEGMENT_TREE = "_sampan_segment_tree"    # a generated function's own (gast) definition
 
 
 def _factory(fn, node):
@@ -447,20 +453,33 @@ def _statements(node):
             yield from _statements(child)
 
 
-def _compile(fn, node):
-    module = _factory(fn, node)
+def compile_mapped(module, label, user_file, qualname):
+    """``(code, source, filename)`` of a generated gast module compiled under
+    the synthetic file ``<sampan {label} #n>``, registered with ``linecache``
+    and with a source map from its lines to the user's (from the nodes'
+    origins), so tracebacks and op locations name the user's lines."""
     source = ast.unparse(ast.fix_missing_locations(gast.gast_to_ast(module)))
-    filename = f"<sampan converted {fn.__qualname__} #{next(_count)}>"
-    user_file = fn.__code__.co_filename
+    filename = f"<sampan {label} #{next(_count)}>"
     line_map = {}
     for g, a in zip(_statements(module), _statements(ast.parse(source))):
         o = anno.origin(g)
         if o is not None:
-            line_map[a.lineno] = errors.Location(user_file, o[0], o[1] or fn.__qualname__)
-    lines = source.splitlines(True)
-    linecache.cache[filename] = (len(source), None, lines, filename)
+            line_map[a.lineno] = errors.Location(user_file, o[0], o[1] or qualname)
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     errors.register_source_map(filename, line_map)
-    code = compile(source, filename, "exec")
+    return compile(source, filename, "exec"), source, filename
+
+
+def _user_file(fn):
+    """The user's file of ``fn`` (a generated segment's is its original's)."""
+    return getattr(fn, "_sampan_user_file", None) or fn.__code__.co_filename
+
+
+def _compile(fn, node):
+    module = _factory(fn, node)
+    code, source, filename = compile_mapped(module, f"converted {fn.__qualname__}",
+                                            _user_file(fn), fn.__qualname__)
+    lines = source.splitlines(True)
     factory = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     inner = next(c for c in factory.co_consts
                  if isinstance(c, types.CodeType) and c.co_name == _INNER)
@@ -485,3 +504,11 @@ def _requalify(code, old, new):
     code = code.replace(co_consts=consts, co_qualname=name)
     _converted_codes.add(code)
     return code
+
+
+def converted_filename(fn):
+    """The synthetic file name of ``fn``'s converted code (None before it is
+    converted): the frames of a trace that run ``fn``'s own lines."""
+    fn = getattr(fn, "__func__", fn)
+    unit = _by_code.get(getattr(fn, "__code__", None)) if hasattr(fn, "__code__") else None
+    return unit.filename if unit is not None else None

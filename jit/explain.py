@@ -12,8 +12,11 @@ normal call would), then the report tells, for this call's key:
   the runs of ops between reads (their op counts and op types), each break
   is a read (user's line, source text, reason), and each guard is the Python
   value it produced (what later Python code, a branch or a trip count, was
-  decided by).  It also says how such a key runs (as eager code) and how
-  many times it was traced and called.
+  decided by).  It also lists the compiled segments the function was split
+  into (jit/segments.py): each one's first line, how many times it was
+  traced (one program per signature and guard values), the guard values of
+  each program (its Python inputs), and whether it now runs as eager code
+  (past its limit of programs).
 
 The analysis run executes the function a second time (its Python side
 effects happen twice); the report's ``result`` is the normal call's.
@@ -46,10 +49,12 @@ class ExplainOutput:
     (strings), ``traced`` (programs traced for the function), ``mode``
     ("one program" or "graph break: eager"), ``result``."""
 
-    def __init__(self, name, mode, graphs, breaks, guards, traced, calls, result):
+    def __init__(self, name, mode, graphs, breaks, guards, traced, calls, result,
+                 segments=()):
         self.name, self.mode = name, mode
         self.graphs, self.breaks, self.guards = graphs, breaks, guards
         self.traced, self.calls, self.result = traced, calls, result
+        self.segments = list(segments)
 
     @property
     def graph_count(self):
@@ -67,6 +72,8 @@ class ExplainOutput:
         for k, g in enumerate(self.graphs):
             kinds = ", ".join(g["op_types"][:8]) + (" ..." if len(g["op_types"]) > 8 else "")
             lines.append(f"  graph {k}: {g['ops']} op(s) [{kinds}]")
+            if g.get("signature"):          # inputs -> outputs, symbolic dims as B, B*8
+                lines.append(f"  graph {k} shapes: {g['signature']}")
             if k < len(self.breaks):
                 b = self.breaks[k]
                 lines.append(f"  break {k}: {b['file']}:{b['line']}: `{b['code']}` -- "
@@ -74,10 +81,21 @@ class ExplainOutput:
         if self.guards:
             lines.append("  guards (Python values read from tensors):")
             lines += [f"    {g}" for g in self.guards]
+        if self.segments:
+            lines.append("  compiled segments (straight runs between breaks; guards are "
+                         "their Python inputs):")
+            for g in self.segments:
+                state = "; now eager (past its program limit)" if g["eager"] else \
+                    "; split at a break (its parts follow)" if g["split"] else ""
+                lines.append(f"    segment {g['name']} from line {g['line']}: traced "
+                             f"{g['traced']} time(s){state}")
+                lines += [f"      program {k}: {guard}" for k, guard in
+                          enumerate(g["guards"])]
         if self.calls is not None:
-            lines.append(f"  calls of this key so far: {self.calls} (each runs the "
-                         f"function as eager code; traced once, stopped at the first "
-                         f"break)")
+            how = "the Python between breaks, and the segments' cached programs" if \
+                self.segments else "the function as eager code"
+            lines.append(f"  calls of this key so far: {self.calls} (each runs {how}; the "
+                         f"whole function was traced once, stopped at the first break)")
         return "\n".join(lines)
 
     __repr__ = __str__
@@ -98,7 +116,8 @@ def explain(fn, *args, **kwargs):
     entry = sf._entries.get(key)
     if entry is not None:
         ops = entry.concrete_program.main_program.global_block().ops
-        graph = {"ops": len(ops), "op_types": [op.type for op in ops]}
+        graph = {"ops": len(ops), "op_types": [op.type for op in ops],
+                 "signature": _signature_text(entry.concrete_program)}
         return ExplainOutput(name, "one program (no graph break)", [graph], [], [], traced,
                              None, result)
     brk = sf._broken.get(key)
@@ -107,9 +126,41 @@ def explain(fn, *args, **kwargs):
                            f"break in its cache")
     graphs, breaks, guards = _analyse(sf.dygraph_function, a, kw)
     first = describe(brk.request)
-    return ExplainOutput(name, f"graph break (first at {first}); runs as eager code",
-                         graphs, breaks, guards, traced + len(sf._broken), brk.calls,
-                         result)
+    segments = _segments(brk.segmented) if brk.segmented is not None else []
+    how = f"runs as {len(segments)} compiled segment(s) and the Python between them" \
+        if segments else "runs as eager code"
+    return ExplainOutput(name, f"graph break (first at {first}); {how}", graphs, breaks,
+                         guards, traced + len(sf._broken), brk.calls, result, segments)
+
+
+def _segments(seg, prefix=""):
+    """One dict per compiled segment of ``seg`` (jit.segments.Segmented),
+    nested splits included (``1.0`` is segment 0 of segment 1's split)."""
+    out = []
+    for k, sf in enumerate(seg.segments):
+        names = sf._signature.arg_names
+        guards = []
+        for key in sf._program_cache.keys():
+            vals = [f"{names[i] if i < len(names) else i} == {e.value!r}"
+                    for i, e in enumerate(key.args)
+                    if hasattr(e, "value") and not _undefined(e.value)]
+            guards.append(", ".join(vals) or "no Python inputs")
+        out.append({"name": f"{prefix}{k}", "line": sf._segment_of[2],
+                    "traced": len(sf._program_cache) + len(sf._broken), "guards": guards,
+                    "eager": sf._over_cap is not None, "split": sf._segments is not None})
+        if sf._segments is not None:
+            out += _segments(sf._segments, f"{prefix}{k}.")
+    return out
+
+
+def _undefined(value):
+    return type(value).__name__ == "UndefinedVar"
+
+
+def _signature_text(concrete):
+    ins = ", ".join(f"{v.name}: {v.type_str()}" for v in concrete.inputs)
+    outs = ", ".join(f"{v.name}: {v.type_str()}" for v in concrete.outputs)
+    return f"({ins}) -> ({outs})"
 
 
 def _static_function(fn):

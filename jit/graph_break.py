@@ -9,25 +9,21 @@ read.  What happens next depends on ``full_graph``:
 - ``full_graph=True``: the trace fails with ``GraphBreakError`` (a
   TypeError) naming the function, the user's line and the reason;
 - ``full_graph=False`` (Paddle 2.6's default): the call key is recorded as
-  *broken* (``BrokenKey``): this call and every later call with the same key
-  run the function eagerly, so they give eager's values, gradients and Python
-  side effects (prints, appends, counters), with no retrace.  Keys whose
-  trace needs no value keep their single program and today's path.
+  *broken* (``BrokenKey``) and the function is split at the lines the trace
+  stopped at (jit/segments.py): those statements run as Python on eager
+  tensors, and the straight runs between them are cached to_static segments
+  whose Python inputs are their guards.  So a broken call gives eager's
+  values, gradients and Python side effects (prints, appends, counters), and
+  a warm call runs cached programs between the breaks.  A function that
+  cannot be split (no source) runs as eager code.  Keys whose trace needs no
+  value keep their single program and today's path.
 
 A broken key is remembered apart from the program cache (the cache holds
 programs only, so ``concrete_program``, ``jit.save`` and ``program_cache``
 see programs only); a broken key costs one more dict lookup per call.
-``jit.save`` of a function whose trace breaks raises ``GraphBreakError``
-naming the line (a saved model is one program).
-
-Not done: compiling the straight runs of ops between breaks into cached
-segments (jit/explain.py shows them: ops per run, the reads between them and
-the values read).  A broken key runs as eager code, so its warm cost is
-eager's plus the key lookup; the Python between breaks (and its side
-effects) runs on every call, and no guard is needed since nothing traced is
-replayed.  Segments would have to re-run that Python anyway (matching each
-op against the recording), and sampan's eager dispatch is already a Python
-call per op, so on short runs a segment saves little.
+``jit.save`` traces from InputSpecs: reads that the specs decide become
+constants, and the others are named together in one ``GraphBreakError``
+(jit/spec_values.py).
 """
 import contextlib
 import threading
@@ -106,16 +102,21 @@ def strict_error(fn_name, request, why, hint_default_mode=True):
 class BrokenKey:
     """A call key whose trace needed a value: its calls run eagerly.  Holds
     the first break (its ValueRequest) and counters for ``jit.explain``."""
-    __slots__ = ("request", "traces", "calls")
+    __slots__ = ("request", "traces", "calls", "segmented")
 
-    def __init__(self, request):
+    def __init__(self, request, segmented=None):
         self.request = request
         self.traces = 1          # the trace that stopped at the break
         self.calls = 0
+        self.segmented = segmented   # jit.segments.Segmented, or None: eager code
 
     def run(self, sf, args, kwargs):
-        """One call of the broken key: the function as eager code."""
+        """One call of the broken key: the function split into cached segments
+        and the Python between them, or (when it could not be split) as eager
+        code."""
         self.calls += 1
+        if self.segmented is not None:
+            return self.segmented.run(args, kwargs)
         return sf.dygraph_function(*args, **kwargs)
 
     def __repr__(self):

@@ -29,9 +29,9 @@ from ..ops.mode import _wrapped_threads
 from .tracing import trace, rebuild_outputs, is_slot
 from .errors import ConversionError, map_error
 from .partial_program import PartialProgram
-from .graph_break import BrokenKey, strict_error, allow_breaks, describe
+from .graph_break import BrokenKey, GraphBreakError, strict_error, allow_breaks, describe
 from .conversion import _say
-from ..program.value_request import ValueRequest
+from ..program.value_request import ValueRequest, resolving
 
 __all__ = ["StaticFunction", "enable_to_static", "to_static_enabled"]
 
@@ -119,6 +119,9 @@ class StaticFunction:
         self._program_cache = ProgramCache()
         self._entries = self._program_cache._entries       # read on every call
         self._broken = {}        # key -> BrokenKey: traces that hit a graph break
+        self._segments = None    # jit.segments.Segmented, built at the first break
+        self._program_cap = None     # a segment's: programs before it runs eagerly
+        self._over_cap = None
         self._descriptors = weakref.WeakKeyDictionary()
         self._converted = None
         names, defaults = _parameters(self._dygraph_function, self._class_instance is not None)
@@ -186,11 +189,21 @@ class StaticFunction:
             entry = self._program_cache.get(key)
             if entry is not None:
                 return entry
+            if self._program_cap is not None and not specs_allowed and \
+                    len(self._program_cache) >= self._program_cap:
+                return self._eager_past_cap()
             self._program_cache.warn_if_too_many(key, self._signature, self.__name__)
             try:
                 with allow_breaks(not (specs_allowed or self._full_graph)):
-                    concrete = trace(self.converted_function, self._class_instance,
-                                     self._signature, key, inputs, args, kwargs)
+                    if specs_allowed:
+                        concrete = self._trace_from_specs(key, inputs, args, kwargs)
+                    else:
+                        concrete = trace(self.converted_function, self._class_instance,
+                                         self._signature, key, inputs, args, kwargs)
+                        if self._program_cap is not None:
+                            _check_segment_outputs(concrete)
+            except GraphBreakError:
+                raise
             except ValueRequest as e:        # the trace needs a tensor's value
                 if specs_allowed:
                     raise strict_error(self.__name__, e, "a concrete program (what jit.save "
@@ -198,11 +211,20 @@ class StaticFunction:
                 if self._full_graph:
                     raise strict_error(self.__name__, e,
                                        "full_graph=True requires one program") from e
-                brk = self._broken[key] = BrokenKey(e)
+                brk = self._broken[key] = BrokenKey(e, self._segmented(e))
                 _say(1, f"to_static: graph break in '{self.__name__}' at {describe(e)}; "
-                        f"calls with this input signature run as eager code")
+                        f"calls with this input signature run " +
+                        ("as cached segments" if brk.segmented else "as eager code"))
                 return brk
             except Exception as e:
+                if self._program_cap is not None and not specs_allowed:
+                    # a segment of a broken function that does not convert (a
+                    # variable bound on one path of a tensor `if` only ...):
+                    # its statements run as the eager code they are
+                    _say(1, f"to_static: segment '{self.__name__}' runs as eager code "
+                            f"({type(e).__name__}: {e})")
+                    brk = self._broken[key] = BrokenKey(None)
+                    return brk
                 mapped = map_error(e)
                 if mapped is e:
                     raise
@@ -210,6 +232,46 @@ class StaticFunction:
             entry = _Entry(concrete)
             self._program_cache[key] = entry
             return entry
+
+    def _trace_from_specs(self, key, inputs, args, kwargs):
+        """The one program of InputSpecs: value reads they decide become
+        constants; the others are named all at once (jit/spec_values.py)."""
+        from .spec_values import SpecReads
+        reads = SpecReads(self._signature.feeds(key, inputs), self.__name__)
+        with resolving(reads):
+            concrete = trace(self.converted_function, self._class_instance,
+                             self._signature, key, inputs, args, kwargs)
+        err = reads.error()
+        if err is not None:
+            raise err
+        return concrete
+
+    def _segmented(self, request):
+        """This function split at the lines ``request``'s trace stopped at
+        (jit/segments.py), or None when it cannot be (it then runs eagerly)."""
+        from .segments import Segmented, break_lines
+        lines = break_lines(request, self._dygraph_function)
+        if not lines:
+            return None
+        try:
+            if self._segments is None:
+                self._segments = Segmented(self)
+            self._segments.add(lines, request)
+        except Exception as e:           # (a construct the splitter cannot rewrite)
+            _say(1, f"to_static: '{self.__name__}' cannot be split at its graph break "
+                    f"({type(e).__name__}: {e}); it runs as eager code")
+            self._segments = None
+        return self._segments
+
+    def _eager_past_cap(self):
+        """A segment traced for ``_program_cap`` signatures already (Python
+        values read from tensors that change from call to call): further
+        signatures run as eager code, not as a new trace each."""
+        if self._over_cap is None:
+            self._over_cap = BrokenKey(None)
+            _say(1, f"to_static: segment '{self.__name__}' has {self._program_cap} programs; "
+                    f"calls with other guard values run as eager code")
+        return self._over_cap
 
     # ------------------------------------------------------------- programs
     def get_concrete_program(self, *args, **kwargs):
@@ -328,6 +390,17 @@ class StaticFunction:
 
 
 # ----------------------------------------------------------------- helpers
+def _check_segment_outputs(concrete):
+    """A segment hands its values to eager code: a list that a tensor loop
+    grew is a tensor array there, which eager code would read without its
+    gradients; such a segment runs as eager code instead."""
+    from ..program.variable import VarType
+    for v in concrete.outputs:
+        if v.type == VarType.LOD_TENSOR_ARRAY:
+            raise TypeError(f"output '{v.name}' is a tensor array (a list grown in a tensor "
+                            f"loop)")
+
+
 def _specs_of(key):
     """The positional arguments standing for a call key (InputSpecs for its
     tensors, its Python values), or None for keys with keyword or nested

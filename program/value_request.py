@@ -8,9 +8,12 @@ also names the variable, the kind of read and the user's source line, so
 to_static can turn it into a graph break (its default ``full_graph=False``)
 or into a clear error (``full_graph=True``).
 """
+import contextlib
+import threading
+
 from .location import user_location
 
-__all__ = ["ValueRequest", "ListValueRequest", "request_value"]
+__all__ = ["ValueRequest", "ListValueRequest", "request_value", "resolving"]
 
 
 class ValueRequest(TypeError):
@@ -34,6 +37,31 @@ class ListValueRequest(ValueRequest, AssertionError):
         self.args = (self.args[0] + "; tolist() works in dynamic graph mode only",)
 
 
+class _Resolver(threading.local):
+    fn = None
+
+
+_resolver = _Resolver()
+
+
+@contextlib.contextmanager
+def resolving(fn):
+    """While active on this thread, a value read calls ``fn(var, reason,
+    location)`` for the value (a numpy array) instead of raising: how
+    ``jit.save`` traces past reads that its InputSpecs decide
+    (jit/spec_values.py).  ``fn`` may raise the ValueRequest itself."""
+    prev = _resolver.fn
+    _resolver.fn = fn
+    try:
+        yield
+    finally:
+        _resolver.fn = prev
+
+
 def request_value(var, reason, cls=ValueRequest):
-    """Raise the ValueRequest of reading ``var`` (``reason``: how it was read)."""
+    """The value of ``var`` where a resolver is active (``resolving``); else
+    raise the ValueRequest of reading it (``reason``: how it was read)."""
+    fn = _resolver.fn
+    if fn is not None:
+        return fn(var, reason, user_location(), cls)
     raise cls(var.name, reason, user_location())

@@ -185,19 +185,20 @@ class Variable:
     # reading a value while building: a ValueRequest (TypeError; to_static's
     # graph break, program/value_request.py)
     def numpy(self):
-        request_value(self, ".numpy()")
+        return request_value(self, ".numpy()")
 
     def __array__(self, dtype=None, copy=None):
-        request_value(self, "a numpy conversion (np.asarray / a numpy function)")
+        value = request_value(self, "a numpy conversion (np.asarray / a numpy function)")
+        return value if dtype is None else value.astype(dtype)
 
     def item(self, *args):
-        request_value(self, ".item()")
+        return request_value(self, ".item()").item(*args)
 
     def __float__(self):
-        request_value(self, "float()")
+        return float(request_value(self, "float()"))
 
     def __int__(self):
-        request_value(self, "int()")
+        return int(request_value(self, "int()"))
 
     def __iter__(self):
         n = self.shape[0] if self.shape else -1

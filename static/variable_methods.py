@@ -84,7 +84,7 @@ def register_hook(self, hook):
 
 def tolist(self):
     # a ValueRequest (TypeError): to_static's graph break (program/value_request.py)
-    request_value(self, ".tolist()")
+    return request_value(self, ".tolist()").tolist()
 
 
 Variable.detach = detach

@@ -11,7 +11,7 @@ import pytest
 from tests.fuzz import worker
 from tests.fuzz.gen import generate
 
-SEEDS = range(0, 24)
+SEEDS = range(0, 48)
 
 # inserted at one top-level statement of `f` (x: the first parameter, a float tensor)
 READS = (
