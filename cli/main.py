@@ -1,6 +1,7 @@
 """The ``sampan`` command: look at, run and time saved inference models.
 
     sampan inspect MODEL [--details] [--verify]
+    sampan inspect --convert module:Layer [--input-spec x:float32[B,8] ...]
     sampan run MODEL --input NAME=FILE.npy [--input ...] [--output DIR|FILE.npz]
     sampan bench MODEL [--batch N] [--runs K] [--warmup W] [--input NAME=FILE.npy]
 
@@ -8,6 +9,9 @@ MODEL is a ``.pdmodel`` file, a path prefix (``dir/model`` for ``dir/model.pdmod
 + ``dir/model.pdiparams``) or a directory holding one model.  ``--input`` also
 takes a ``.npz`` file (its arrays by input name).  ``run`` and ``bench`` use the
 inference Predictor.  Errors print one line (``sampan: error: ...``) and exit 1.
+``inspect --convert`` prints the to_static conversion report of a Layer class
+or function (``sampan.jit.report``; cli/convert.py).  Symbolic dims a model was
+saved with (its ``.sampan.json`` sidecar) are shown as ``B``, ``B*8``.
 """
 import argparse
 import os
@@ -41,6 +45,11 @@ def _var_line(v):
 def cmd_inspect(args, out):
     from ..save_load.program_io import (feed_fetch_targets, persistable_names, read_program,
                                         UnknownOpError)
+    if getattr(args, "convert", None):
+        from .convert import cmd_convert
+        return cmd_convert(args, out)
+    if args.model is None:
+        raise ValueError("inspect needs a MODEL (or --convert module:Layer)")
     model, params = _paths(args.model)
     if getattr(args, "verify", False):
         from .verify import cmd_verify
@@ -51,6 +60,7 @@ def cmd_inspect(args, out):
     except UnknownOpError as exc:
         unknown = str(exc)
         program = read_program(model, check_ops=False)
+    _attach_symbols(program, model)
     size = os.path.getsize(model)
     print(f"model: {model} ({_fmt_bytes(size)}), ProgramDesc version "
           f"{program.desc.version.version if program.desc.HasField('version') else '-'}, "
@@ -86,6 +96,19 @@ def cmd_inspect(args, out):
     text = program.to_string(with_details=args.details)
     print("\n".join("  " + ln for ln in text.splitlines()), file=out)
     return 0
+
+
+def _attach_symbols(program, model):
+    """The symbolic dims recorded in the model's sidecar, onto its variables."""
+    from ..save_load.manifest import find_manifest
+    from ..save_load.fileio import FormatError
+    from ..program.symbolic import attach
+    try:
+        man = find_manifest(model)
+    except FormatError:
+        return              # a damaged manifest: --verify reports it
+    if man is not None:
+        attach(program, man.symbols(model))
 
 
 # ----------------------------------------------------------------- inputs
@@ -225,11 +248,21 @@ def _parser():
     sub = ap.add_subparsers(dest="command", required=True)
     p = sub.add_parser("inspect", help="print a model's inputs, outputs, ops, parameters "
                        "and program")
-    p.add_argument("model")
+    p.add_argument("model", nargs="?", help="a .pdmodel, a path prefix or a folder")
     p.add_argument("--details", action="store_true", help="show bookkeeping attributes")
     p.add_argument("--verify", action="store_true", help="check the files against their "
                    "manifest (sizes, sha256, each tensor's crc32) and load them strictly; "
                    "prints OK or the problems")
+    p.add_argument("--convert", metavar="MODULE:ATTR",
+                   help="instead of a model: the to_static conversion report of a Layer "
+                   "class (built with no arguments), a Layer or a function, e.g. "
+                   "mypkg.nets:Encoder; every problem that would stop or change conversion, "
+                   "with file, line and a suggested rewrite; exit status 1 when it lists any")
+    p.add_argument("--input-spec", action="append", metavar="[NAME:]DTYPE[DIMS]",
+                   help="with --convert: one example input per use, in call order, e.g. "
+                   "x:float32[B,8] or ids:int64[B,S] or [None,4] (float32); a dim is an "
+                   "int, None/-1/? (any size) or a symbol (B, B+1) shown as written; "
+                   "without any, only the source is read")
     for name, hlp in (("run", "run a model on inputs from .npy/.npz files"),
                       ("bench", "time the Predictor on a model (latency percentiles)")):
         p = sub.add_parser(name, help=hlp)

@@ -14,6 +14,7 @@ from .graph_break import GraphBreakError  # noqa: F401,E402
 from .check import set_check, EquivalenceError, EquivalenceWarning  # noqa: F401,E402 (check)
 from .report import report  # noqa: F401,E402 (sampan extension: conversion report)
 from .save_verify import SaveVerificationError  # noqa: F401,E402 (jit.save(verify=True))
+from .symbols import symbolic_shape  # noqa: F401,E402 (sampan extension: symbolic dims)
 
 __all__ = ["to_static", "StaticFunction", "enable_to_static", "not_to_static",
            "ignore_module", "set_code_level", "set_verbosity", "save", "load",

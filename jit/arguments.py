@@ -37,6 +37,7 @@ import numpy as np
 from ..dygraph.tensor import Tensor
 from ..program.data import InputSpec
 from ..program.location import user_stacklevel
+from .symbols import relations, check as check_relations
 
 __all__ = ["Signature", "CallKey", "TensorLeaf", "ValueLeaf", "Nested", "spec_covers"]
 
@@ -108,6 +109,7 @@ class Signature:
         self.n_positional = len(self.arg_names)
         self.instance = instance
         self.specs = list(input_spec) if input_spec is not None else []
+        self.relations = relations(self.specs) if self.specs else []   # symbols.py
 
     def name_of(self, i):
         if i < len(self.arg_names):
@@ -178,6 +180,8 @@ class Signature:
         entries.append(tuple((k, _entry(kwargs[k], None, inputs, self, k))
                              for k in sorted(kwargs)) if kwargs else ())
         entries.append(getattr(inst, "training", None) if inst is not None else None)
+        if self.relations:          # InputSpecs sharing a symbol: the sizes must agree
+            check_relations(self.relations, args, self)
         return CallKey(entries), inputs
 
     # ------------------------------------------------------------- reading the key

@@ -20,6 +20,7 @@ from ..dygraph.engine import set_recording
 from ..program.framework import Program
 from ..program.program_guard import building
 from ..program.data import data
+from ..program.symbolic import named_dims
 from ..static.nn import nest
 from ..utils import unique_name
 from ..ops import is_graph_value
@@ -87,7 +88,7 @@ def _trace(program, startup, function, instance, signature, key, inputs, args, k
     with building(program, startup), unique_name.guard():
         feeds = []
         for name, leaf in signature.feeds(key, inputs):
-            v = data(name, list(leaf.shape), leaf.dtype)
+            v = data(name, named_dims(name, leaf.shape), leaf.dtype)   # None dims: x_d0
             v.stop_gradient = leaf.stop_gradient
             feeds.append(v)
         feed_sg = [v.stop_gradient for v in feeds]

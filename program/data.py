@@ -1,10 +1,17 @@
 """Program inputs: ``static.data`` (a fed variable) and ``InputSpec`` (its
-description: shape with None/-1 for unknown dims, dtype, name)."""
+description: shape with None/-1 for unknown dims, dtype, name).
+
+A dimension may also be a string: a symbol (``InputSpec(['B', 8])``) or an
+expression of symbols (``'B+1'``).  It is -1 in the program (and the saved
+``.pdmodel``), and the symbol is carried through the ops' shapes
+(program/symbolic.py): printed programs show ``float32[B*8, 16]``."""
 import numpy as np
 
 from ..ops.dtypes import to_np_dtype, public_dtype, get_default_dtype
 from .program_guard import default_main_program
 from .variable import LOD_TENSOR
+from .symbolic import as_dim, mark
+from ..ops.symbolic import SymDim
 
 __all__ = ["data", "InputSpec"]
 
@@ -20,28 +27,44 @@ def _shape(shape, what):
         raise TypeError(f"{what}: shape must be a list or tuple, got {type(shape).__name__}")
     out = []
     for d in shape:
+        d = as_dim(d, what)
         if d is None:
             out.append(-1)
         elif isinstance(d, (int, np.integer)) and d >= -1:
-            out.append(int(d))
+            out.append(d if type(d) is SymDim else int(d))
         else:
-            raise ValueError(f"{what}: every dimension must be an int >= -1 or None, "
-                             f"got {list(shape)}")
+            raise ValueError(f"{what}: every dimension must be an int >= -1, None or a "
+                             f"symbol name such as 'B', got {list(shape)}")
     return out
 
 
 def data(name, shape, dtype=None, lod_level=0):
-    """Declare a program input named ``name`` (``None`` or -1 dims are unknown);
-    the executor checks fed arrays against the declared shape and dtype."""
+    """Declare a program input named ``name`` (``None`` or -1 dims are unknown,
+    a string dim is an unknown dim named by that symbol: ``['B', 8]``); the
+    executor checks fed arrays against the declared shape and dtype."""
     dtype = to_np_dtype(dtype if dtype is not None else _default_dtype())
     block = default_main_program().global_block()
-    return block.create_var(name=name, shape=_shape(shape, f"static.data('{name}')"),
-                            dtype=dtype, type=LOD_TENSOR, lod_level=lod_level,
-                            stop_gradient=True, need_check_feed=True, is_data=True)
+    dims = _shape(shape, f"static.data('{name}')")
+    v = block.create_var(name=name, shape=dims, dtype=dtype, type=LOD_TENSOR,
+                         lod_level=lod_level, stop_gradient=True, need_check_feed=True,
+                         is_data=True)
+    mark(v, dims)
+    return v
 
 
 class InputSpec:
-    """Shape, dtype and name of one input (``to_static`` input_spec)."""
+    """Shape, dtype and name of one input (``to_static`` input_spec).
+
+    A dimension is an int, None/-1 (unknown), or a string naming it as a
+    symbol: ``InputSpec(['B', 8], name='x')``.  Symbols are carried through
+    the traced program's shapes (``B*8`` after a reshape merging dims, ``B+1``
+    after a concat of one more row), shown by printed programs, ``explain()``,
+    ``sampan inspect`` and shape errors, and saved in the model's
+    ``.sampan.json`` sidecar (the ``.pdmodel`` keeps -1).  Inside to_static a
+    None dim is named ``<input name>_d<axis>`` (``x_d0``).  The same symbol in
+    several inputs means the same size (checked when called).  A symbolic dim
+    is the int -1 (``spec.shape[0] == -1``); ``str`` of it is its name.
+    """
 
     def __init__(self, shape, dtype="float32", name=None, stop_gradient=False):
         self.shape = tuple(_shape(shape, "InputSpec"))

@@ -163,6 +163,7 @@ class Block:
 
 class Program:
     """A whole static program: blocks of ops over variables."""
+    _symbolic = False           # holds symbolic dims (ops/symbolic.py): ops refine them
 
     def __init__(self):
         self.desc = pb.ProgramDesc()
@@ -288,12 +289,15 @@ class Program:
         p = Program._from_desc(desc)
         p.random_seed = self.random_seed
         p._bound = dict(self._bound)
+        p._symbolic = self._symbolic
         for b_old, b_new in zip(self.blocks, p.blocks):
             for o_old, o_new in zip(b_old.ops, b_new.ops):
                 o_new._copy_origin(o_old)
             for name, v in b_old.vars.items():
                 nv = b_new.vars.get(name)
                 nv.is_data = v.is_data
+                if v._sym is not None or v._symval is not None:     # symbolic dims
+                    nv._sym, nv._symval = v._sym, v._symval
                 if isinstance(v, Parameter) and isinstance(nv, Parameter):
                     for k in Parameter.PY_ATTRS:
                         object.__setattr__(nv, k, getattr(v, k))

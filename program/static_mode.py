@@ -33,6 +33,7 @@ from ..utils import unique_name
 from . import attrs as A
 from .program_guard import default_main_program, current_name_scope
 from .location import user_location
+from .symbolic import annotate
 from ..ops.dtypes import to_enum
 from ..ops.defs.creation import assign_value_attrs
 
@@ -235,7 +236,10 @@ def append_static_op(op, ins, attrs):
     _check_kernel(op, in_vars)
     metas = [None if v is None else [_meta(x) for x in v] if isinstance(v, list) else _meta(v)
              for v in in_vars]
-    outs = _outputs(op, block, in_vars, _infer(op, in_vars, metas, full))
+    out_metas = _infer(op, in_vars, metas, full)
+    outs = _outputs(op, block, in_vars, out_metas)
+    if program._symbolic:          # symbolic dims (program/symbolic.py): build time only
+        annotate(op, in_vars, metas, full, out_metas, outs)
     no_grad = not grad_enabled()
     stop = no_grad or not op.differentiable or all(v.stop_gradient for v in _flat(in_vars))
     fresh = [v for v in _flat(outs) if not v.persistable]

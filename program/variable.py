@@ -11,6 +11,7 @@ from ..ops import bind_in_graph, get_op
 from ..ops.dtypes import ENUM_TO_NP, ENUM_NAMES, public_dtype, to_enum
 from .proto import framework_pb2 as pb
 from .value_request import request_value
+from ..ops.symbolic import SymDim
 
 VarType = pb.VarType
 LOD_TENSOR = VarType.LOD_TENSOR
@@ -32,6 +33,11 @@ def tensor_desc(desc):
 class Variable:
     """A named value of a block (Paddle's static ``Variable``)."""
     is_static_variable = True
+    # symbolic dimensions (ops/symbolic.py), set while a Program with symbols is
+    # built: ``_sym`` the shape with SymDims where the desc holds -1 (``shape``
+    # returns it), ``_symval`` the symbolic value of a dimension-holding int tensor
+    _sym = None
+    _symval = None
 
     def __init__(self, block, type=LOD_TENSOR, name=None, shape=None, dtype=None,
                  lod_level=None, persistable=None, stop_gradient=False,
@@ -51,6 +57,8 @@ class Variable:
             td.data_type = to_enum(dtype if dtype is not None else "float32")
             if shape is not None:
                 td.dims.extend(_dims(shape))
+                if block.program._symbolic:         # symbolic dims (program/symbolic.py)
+                    self._sym = _symbolic(shape)
             if lod_level is not None:
                 getattr(d.type, _TENSOR_FIELD[type]).lod_level = lod_level
         if persistable:
@@ -74,6 +82,9 @@ class Variable:
 
     @property
     def shape(self):
+        s = self._sym
+        if s is not None:
+            return s
         td = tensor_desc(self.desc)
         return () if td is None else tuple(td.dims)
 
@@ -81,6 +92,7 @@ class Variable:
         td = tensor_desc(self.desc)
         del td.dims[:]
         td.dims.extend(_dims(shape))
+        self._sym = _symbolic(shape) if self.block.program._symbolic else None
         self.block.program._bump()
 
     @property
@@ -158,6 +170,7 @@ class Variable:
         rebinding leaves behind under the old name)."""
         v = Variable(self.block, desc=self.desc)
         v.is_data = self.is_data
+        v._sym, v._symval = self._sym, self._symval
         return v
 
     def _inplace_assign(self, out):
@@ -176,6 +189,7 @@ class Variable:
         if block.vars.get(self.desc.name) is self:
             block.vars[self.desc.name] = self._view()
         self.block, self.desc, self.is_data = out.block, out.desc, False
+        self._sym, self._symval = out._sym, out._symval
         return self
 
     # ------------------------------------------------------------- behaviour
@@ -220,7 +234,8 @@ class Variable:
         if td is None:
             return KIND_NAMES.get(self.type, str(self.type))
         dt = ENUM_TO_NP.get(td.data_type)
-        s = f"{dt.name if dt is not None else ENUM_NAMES.get(td.data_type)}{list(td.dims)}"
+        dims = list(td.dims) if self._sym is None else list(self._sym)
+        s = f"{dt.name if dt is not None else ENUM_NAMES.get(td.data_type)}{dims}"
         return s if self.type == LOD_TENSOR else f"{KIND_NAMES[self.type]}<{s}>"
 
     def to_string(self, throw_on_error=False, with_details=False):
@@ -236,11 +251,19 @@ class Variable:
         if td is None:
             return f"var {self.name} : {KIND_NAMES.get(self.type)}"
         dt = ENUM_TO_NP.get(td.data_type)
-        return (f"var {self.name} : {KIND_NAMES[self.type]}.shape{tuple(td.dims)}"
+        return (f"var {self.name} : {KIND_NAMES[self.type]}.shape{self.shape}"
                 f".dtype({dt.name if dt is not None else td.data_type})"
-                f".stop_gradient({self.stop_gradient})")
+                f".stop_gradient({self.stop_gradient})" + _value_text(self._symval))
 
     __str__ = __repr__
+
+
+def _value_text(sv):
+    """`` (= B)``: the symbolic value of a dimension-holding int tensor (x.shape[0])."""
+    if not sv:
+        return ""
+    items = ["?" if e is None else str(e) for e in sv]
+    return f" (= {items[0] if len(items) == 1 else '[' + ', '.join(items) + ']'})"
 
 
 class Parameter(Variable):
@@ -276,6 +299,14 @@ class Parameter(Variable):
         return "Parameter " + super().__repr__()[4:]
 
     __str__ = __repr__
+
+
+def _symbolic(shape):
+    """``shape`` as a Variable's ``_sym`` (its SymDims kept, other dims as ints),
+    or None when it holds no symbol."""
+    if isinstance(shape, int) or not any(type(d) is SymDim for d in shape):
+        return None
+    return tuple(d if type(d) is SymDim else -1 if d is None else int(d) for d in shape)
 
 
 def _dims(shape):

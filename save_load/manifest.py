@@ -16,6 +16,10 @@ much time as copying the bytes once more; ``benchmarks/manifest_cost.py``).  A m
 raises ``ManifestError`` naming the file and the tensor, never a silently wrong model.  A
 model without a manifest (Paddle's own, or older sampan files) loads as before.
 ``verify_model`` (``sampan inspect --verify``) checks everything, every file's sha256 too.
+
+A method saved with symbolic dimensions (program/symbolic.py: ``InputSpec(['B', 8])``)
+also lists them, ``"symbols": {var name: [8, "B", "B*8"]}``, for the dims its ``.pdmodel``
+keeps as -1; ``read_model`` puts them back on the loaded program's variables.
 """
 import hashlib
 import json
@@ -26,6 +30,7 @@ import numpy as np
 
 from ..utils.version import __version__
 from .fileio import FormatError, describe
+from ..program.symbolic import attach, symbols_of
 
 __all__ = ["SUFFIX", "ManifestError", "ManifestBuilder", "find_manifest", "read_model", "sidecars",
            "check_file", "verify_model", "tensor_crc"]
@@ -138,6 +143,9 @@ class ManifestBuilder:
                  "inputs": _specs(program, feeds), "outputs": _specs(program, fetches)}
         version = program.desc.version.version if program.desc.HasField("version") else None
         entry["program_version"] = int(version) if version is not None else None
+        symbols = symbols_of(program)
+        if symbols:         # {var: [dim or expression]}: what the .pdmodel keeps as -1
+            entry["symbols"] = symbols
         self.methods[method] = entry
         if params:
             entries, pos = [], 0
@@ -197,6 +205,16 @@ class Manifest:
 
     def entry(self, path):
         return self.files.get(os.path.basename(os.fspath(path)))
+
+    def symbols(self, model_path):
+        """``{var name: [dim, ...]}``: the symbolic dims the method saved in
+        ``model_path`` recorded (empty for files written without symbols)."""
+        name = os.path.basename(os.fspath(model_path))
+        for method in self.body.get("methods", {}).values():
+            if isinstance(method, dict) and method.get("model") == name:
+                table = method.get("symbols")
+                return table if isinstance(table, dict) else {}
+        return {}
 
     def _fail(self, path, what):
         return ManifestError(
@@ -334,6 +352,7 @@ def read_model(model, pfile, extra=()):
         data = fh.read()
     man.check_bytes(model, data)
     program = parse_program(data, describe(model))
+    attach(program, man.symbols(model))         # symbolic dims back onto the variables
     params = load_params(program, pfile, model)
     if pfile and isinstance(pfile, (str, os.PathLike)):
         man.check_params(pfile, params)

@@ -10,6 +10,7 @@ last in block 0, variables sorted by name, sub-blocks no kept op owns dropped
 The caller's program is never modified: everything happens on a copy.
 """
 from ..program.framework import Program
+from ..program.symbolic import copy_symbols
 from ..program.proto import framework_pb2 as pb
 
 __all__ = ["inference_program", "OUTPUT_PREFIX"]
@@ -54,7 +55,8 @@ def inference_program(program, feed_names, fetch_names, scale_outputs=True, clip
             for k, v in _BOOKKEEPING:
                 if not op.has_attr(k):
                     op._set_attr(k, v)
-    return _normalized(p, clip_extra), fetch_names
+    # symbolic dims (program/symbolic.py) are Python-side facts: onto the new program
+    return copy_symbols(program, _normalized(p, clip_extra)), fetch_names
 
 
 def _check_names(program, feed_names, fetch_names):

@@ -44,7 +44,9 @@ LAYERS = [
     ("hapi", {"ops", "kernels", "utils", "dygraph", "program", "executor", "tensor", "nn",
               "optimizer", "metric", "device", "save_load", "static", "amp", "jit", "io"}),
     ("inference", {"ops", "kernels", "utils", "dygraph", "program", "executor", "save_load"}),
-    ("cli", {"ops", "kernels", "utils", "program", "executor", "save_load", "inference"}),
+    # cli also reaches jit (and what jit stands on) for `inspect --convert` (jit.report)
+    ("cli", {"ops", "kernels", "utils", "program", "executor", "save_load", "inference",
+             "jit", "ast_transforms", "dygraph", "tensor", "nn", "static"}),
 ]
 # Paddle 2.6's legacy namespaces: re-exports of everything above, holding no logic
 _ALL_AREAS = {a for a, _ in LAYERS}
