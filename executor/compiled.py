@@ -6,7 +6,8 @@ attribute raises AttributeError).
 ``Executor.run(compiled, feed, fetch_list)`` runs a CompiledProgram: the first
 run for a (program version, fetch targets) pair clones the program and runs
 the graph passes the BuildStrategy turns on (program/passes/: fused
-elementwise_add+act, gemm epilogue, batch_norm+act, merged optimizer ops);
+elementwise_add+act, gemm epilogue, batch_norm+act, ``enable_auto_fusion``'s
+trees of elementwise ops compiled by numba, merged optimizer ops);
 the fetch targets stay computed.  That clone and the execution config the
 strategies give (``enable_inplace`` -> buffer reuse, executor/reuse.py;
 ``memory_optimize=False`` -> no early frees of temporaries,

@@ -56,6 +56,7 @@ class Config:
         self._model, self._params, self._dir = None, None, None
         self._ir_optim = True
         self._threads = 1
+        self._threads_given = False
         self._memory_optim = False
         self._glog = True
         self._mkldnn = False
@@ -130,7 +131,13 @@ class Config:
         return self._device_id
 
     def set_cpu_math_library_num_threads(self, n):
+        """Threads of the math library (numpy's BLAS, kernels/blas_threads.py),
+        set when a predictor is created from this config (process-wide, as
+        Paddle's MKL setting)."""
+        if int(n) < 1:
+            raise ValueError(f"set_cpu_math_library_num_threads needs n >= 1, got {n}")
         self._threads = int(n)
+        self._threads_given = True
 
     def cpu_math_library_num_threads(self):
         return self._threads

@@ -1,33 +1,47 @@
 """Graph passes the predictor runs on its private copy of a model, in the spirit
-of Paddle Inference's IR passes.  Each leaves every output number identical (the
-same numpy calls run, some of them in place on buffers nothing else sees).
+of Paddle Inference's IR passes, under Paddle's pass names (``PASSES``, in the
+order they run; ``Config.delete_pass(name)`` skips one, ``pass_builder()``
+lists them, ``Predictor.explain()`` tells what each changed).  Each leaves the
+outputs equal to the unoptimized program's: bit for bit, except the weight
+folds (float32 rounding, tests/inference/test_conv_bn_fold.py) and numba's
+fused kernels (rounding).
 
-- ``identity_scale_clean``: drop the ``scale(1.0, bias 0)`` copies savers put
+- ``is_test_pass``, ``delete_dropout_op_pass``, ``dead_code_elimination_pass``:
+  inference/simplify.py.
+- ``identity_scale_op_clean_pass``: drop the ``scale(1.0, bias 0)`` copies savers put
   before every output (``save_infer_model/scale_<k>``); the output reads the
   scaled variable itself (the predictor still reports Paddle's output names).
-- ``fc_fuse``: ``matmul_v2(x, W)`` + ``elementwise_add(·, b)`` [+ ``relu``] with a
+- ``conv_elementwise_add_act_fuse_pass``: conv2d + bias add + activation ->
+  ``sampan_conv2d_fusion`` (inference/conv_bias_act.py).
+- ``fc_fuse_pass``: ``matmul_v2(x, W)`` + ``elementwise_add(·, b)`` [+ ``relu``] with a
   2-D weight and 1-D bias (both parameters) and intermediates used once becomes
   one ``sampan_fc`` op: ``out = x @ W; out += b; max(out, 0, out=out)`` (Paddle
   fuses the same pattern into its ``fc`` op).  ``sampan_fc`` exists only in
   predictor programs (never saved); it is declared like every op
   (ops/defs/fused.py) with its kernel in kernels/cpu/fused.py, so a pass writes
   only ops the registry knows.
+- ``constant_folding_pass``: ops whose inputs are all parameters run once at load
+  time (inference/constant_fold.py).
+- ``conv_bn_fuse_pass``: an inference batch_norm folded into the conv2d /
+  depthwise_conv2d / conv2d_transpose before it (inference/conv_bn_fold.py).
+- ``sampan_fuse_elementwise_pass``: trees of elementwise ops (a conv's or fc's bias add
+  with its activation, GELU, softmax-free chains) become one
+  ``sampan_fused_elementwise`` op compiled by numba (program/passes/
+  fuse_elementwise.py; nothing changes without numba).  Fused numbers agree
+  with the unfused ops to rounding, not bit for bit.
 """
 from collections import Counter
 
-__all__ = ["PASSES", "optimize", "FC_OP"]
+from ..program.passes.fuse_elementwise import fuse_elementwise as _fuse_elementwise
+
+from .conv_bn_fold import conv_bn_fuse as _conv_bn_fuse
+from .conv_bias_act import conv_bias_act_fuse as _conv_bias_act_fuse
+from .constant_fold import constant_folding as _constant_folding
+from .simplify import is_test_pass, delete_dropout_op_pass, dead_code_elimination
+
+__all__ = ["PASSES", "optimize", "optimize_program", "describe", "FC_OP"]
 
 FC_OP = "sampan_fc"
-
-
-def optimize(program, params, feeds, fetches, skip=()):
-    """(optimized copy of ``program``, names to fetch for ``fetches`` in order)."""
-    p = program.clone()
-    fetch_src = list(fetches)
-    for name, fn in PASSES.items():
-        if name not in skip:
-            fetch_src = fn(p, params, set(feeds), fetch_src)
-    return p, fetch_src
 
 
 def _uses(program):
@@ -127,4 +141,96 @@ def _remove(block, ids):
             block._remove_op(i)
 
 
-PASSES = {"identity_scale_clean": identity_scale_clean, "fc_fuse": fc_fuse}
+def fuse_elementwise(p, params, feeds, fetch_src):
+    _fuse_elementwise(p, keep=set(fetch_src) | set(feeds))
+    return fetch_src
+
+
+def _counting(fn):
+    """A pass of the ``fn(p, params, feeds, fetch_src) -> count`` form as a
+    registry entry (they leave the fetch targets as they are)."""
+    def run(p, params, feeds, fetch_src):
+        fn(p, params, feeds, fetch_src)
+        return fetch_src
+    run.__doc__ = fn.__doc__
+    return run
+
+
+def _conv_bias_act(p, params, feeds, fetch_src):
+    _conv_bias_act_fuse(p, params, feeds, fetch_src, _uses(p))
+    return fetch_src
+
+
+def _conv_bn(p, params, feeds, fetch_src):
+    _conv_bn_fuse(p, params, feeds, fetch_src, _uses(p))
+    return fetch_src
+
+
+# Paddle Inference's names, in the order they run (Paddle's CPU pass order where
+# it has the pass); sampan's own kernel fusion last but dead-code removal
+PASSES = {
+    "is_test_pass": _counting(is_test_pass),
+    "delete_dropout_op_pass": _counting(delete_dropout_op_pass),
+    "identity_scale_op_clean_pass": identity_scale_clean,
+    "constant_folding_pass": _counting(_constant_folding),
+    "conv_bn_fuse_pass": _conv_bn,
+    "conv_elementwise_add_act_fuse_pass": _conv_bias_act,
+    "fc_fuse_pass": fc_fuse,
+    "sampan_fuse_elementwise_pass": fuse_elementwise,
+    "dead_code_elimination_pass": _counting(dead_code_elimination),
+}
+
+
+def optimize(program, params, feeds, fetches, skip=(), report=None):
+    """(optimized copy of ``program``, names to fetch for ``fetches`` in order).
+    ``params`` (name -> array) gains the parameters passes make (folded
+    weights); ``report``, a list, gets one ``(pass, removed, added)`` per pass
+    that changed the op list (Counters of op types)."""
+    p = program.clone()         # (a skipped name sampan has no pass of changes nothing)
+    fetch_src = list(fetches)
+    for name, fn in PASSES.items():
+        if name in skip:
+            continue
+        before = Counter(op.type for op in p.global_block().ops)
+        fetch_src = fn(p, params, set(feeds), fetch_src)
+        after = Counter(op.type for op in p.global_block().ops)
+        if report is not None and before != after:
+            report.append((name, before - after, after - before))
+    return p, fetch_src
+
+
+def describe(report):
+    """The text of an ``optimize`` report: what each pass changed."""
+    if not report:
+        return "inference passes: nothing changed"
+    lines = ["inference passes (op types removed -> added):"]
+    for name, removed, added in report:
+        r = ", ".join(f"{t} x{n}" for t, n in sorted(removed.items())) or "-"
+        a = ", ".join(f"{t} x{n}" for t, n in sorted(added.items())) or "-"
+        lines.append(f"  {name}: {r} -> {a}")
+    return "\n".join(lines)
+
+
+def optimize_program(program, feed_names, fetch_targets, scope=None, skip=()):
+    """The inference passes for the Executor: ``program`` as
+    ``static.load_inference_model`` returns it, optimized.  Its parameters are
+    read from ``scope`` (default: the global scope, where the loader put them);
+    the parameters the passes make (folded weights) are written there.  Returns
+    ``(program, fetch_targets)`` to run with ``Executor.run`` (the fetch
+    targets may be other variables than before: the passes drop copies)."""
+    from ..executor import global_scope
+    scope = scope if scope is not None else global_scope()
+    block = program.global_block()
+    params = {}
+    for v in block.vars.values():
+        if v.persistable and v.name not in ("feed", "fetch"):
+            sv = scope.find_var(v.name)
+            if sv is not None and sv.is_initialized():
+                params[v.name] = sv.get()
+    names = [t if isinstance(t, str) else t.name for t in fetch_targets]
+    before = set(params)
+    optimized, fetch_src = optimize(program, params, feed_names, names, skip=skip)
+    for n in set(params) - before:
+        scope.var(n).set(params[n])
+    out = optimized.global_block()
+    return optimized, [out.var(n) for n in fetch_src]

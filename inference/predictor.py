@@ -19,6 +19,7 @@ runs directly on a list of inputs.
 import numpy as np
 
 from ..executor.run_plan import PlanRun
+from ..kernels.blas_threads import set_blas_threads
 from ..kernels.registry import CPU
 from ..ops import OpError
 from ..save_load.atomic_set import reading
@@ -49,12 +50,16 @@ class _Core:
         with reading(model, pfile, *sidecars(model)):
             program, params = read_model(model, pfile)      # + its manifest's checks
         feeds, fetches = feed_fetch_targets(program, model)
+        if config._threads_given:
+            set_blas_threads(config.cpu_math_library_num_threads())
         self.output_names = list(fetches)
+        self.pass_report = []           # (pass, op types removed, added): explain()
         try:                            # an op the plan cannot run: name the model
             fetch_src = list(fetches)
             if config.ir_optim():
                 program, fetch_src = passes.optimize(program, params, feeds, fetches,
-                                                     skip=config._deleted_passes)
+                                                     skip=config._deleted_passes,
+                                                     report=self.pass_report)
             self.program = program
             self.run = PlanRun(program, feeds, fetch_src, arrays=params, backend=CPU,
                                check="all", noun="input", write_back=False)
@@ -228,6 +233,11 @@ class Predictor:
     def program(self):
         """The (optimized) program this predictor runs (sampan extra)."""
         return self._core.program
+
+    def explain(self):
+        """What the inference passes changed when this predictor loaded its
+        model, pass by pass (op types removed -> added; sampan extra)."""
+        return passes.describe(self._core.pass_report)
 
     def __repr__(self):
         return (f"<Predictor {self._core.model}: inputs {self.get_input_names()}, "

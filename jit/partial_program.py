@@ -61,6 +61,7 @@ from ..executor.run_plan import PlanRun, ExecutionConfig
 from ..program.backward import gradients
 from ..program.backward_pass import BUILDERS
 from ..program.backward_path import find_path
+from ..program.passes.fuse_elementwise import fused_clone
 from .no_value import clone, has_value_flags
 
 __all__ = ["PartialProgram"]
@@ -81,6 +82,7 @@ def _plan(program, feed_names, fetch_names, bound, backend, shape_only=(), check
 
 class PartialProgram:
     """Runs one ConcreteProgram; ``__call__(inputs) -> list of output Tensors``."""
+    build_strategy = None      # to_static's (set by jit/static_function.py)
 
     def __init__(self, concrete, writes_state=True, check_inputs=False):
         self.concrete = concrete
@@ -205,7 +207,11 @@ class PartialProgram:
         return self._backend
 
     def _plan_forward(self, inputs):
-        self._forward = _plan(self.program, self.feed_names, self.out_names + self.flags(),
+        program, fetch = self.program, self.out_names + self.flags()
+        if getattr(self.build_strategy, "enable_auto_fusion", False):
+            # forward only (no backward reads its values): elementwise trees fused
+            program = fused_clone(program, keep=self.feed_names + fetch)
+        self._forward = _plan(program, self.feed_names, fetch,
                               self.bound, self.backend(inputs), check=self.check_inputs,
                               write_back=self.writes_state)
         return self._forward

@@ -230,6 +230,7 @@ class StaticFunction:
                     raise
                 raise mapped from e
             entry = _Entry(concrete)
+            entry.partial_program.build_strategy = self._build_strategy
             self._program_cache[key] = entry
             return entry
 

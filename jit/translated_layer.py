@@ -28,6 +28,7 @@ import os
 
 import numpy as np
 
+from ..dygraph import no_grad
 from ..dygraph.tensor import Tensor, Parameter
 from ..nn.layer.layers import Layer
 from ..ops import OpError, is_graph_value
@@ -37,6 +38,7 @@ from ..save_load.params_info import read_params_info
 from ..save_load.manifest import read_model
 from ..save_load.program_io import feed_fetch_targets
 from ..save_load.prune import OUTPUT_PREFIX
+from ..executor.optimize_hook import inference_optimizer
 from ..program.data import InputSpec
 from ..utils import unique_name
 
@@ -56,8 +58,9 @@ class _Concrete:
 class _Method:
     """One loaded program: its inference/training copies and their runners."""
 
-    def __init__(self, name, program, feeds, fetches, tensors):
+    def __init__(self, name, program, feeds, fetches, tensors, ir_optim=False):
         self.name = name
+        self.ir_optim = ir_optim
         self.program, outs = _strip(program, fetches)
         _restore_xshape(self.program)
         self.feeds, self.fetches = list(feeds), outs
@@ -81,11 +84,33 @@ class _Method:
         if pp is None:
             from .partial_program import PartialProgram
             prog = self.train_program if training else self.program
+            fetches = self.fetches
+            if not training and self.ir_optim:
+                prog, fetches = self._optimized()
             block = prog.global_block()
             concrete = _Concrete(prog, [block.var(n) for n in self.feeds],
-                                 [block.var(n) for n in self.fetches])
+                                 [block.var(n) for n in fetches])
             pp = self._runners[training] = PartialProgram(concrete, check_inputs=True)
         return pp
+
+    def _optimized(self):
+        """The eval program through the inference passes (``jit.load(...,
+        ir_optim=True)``): folded weights are new tensors made from the
+        parameters' values now; ``TranslatedLayer.train()`` and
+        ``set_state_dict`` drop them, so the next eval call folds again.  Eval
+        calls of such a layer run without gradients (fused ops have none)."""
+        optimize = inference_optimizer()
+        if optimize is None:
+            return self.program, self.fetches
+        bound = self.program._bound
+        params = {n: t.numpy() for n, t in bound.items()}
+        prog, fetches = optimize(self.program, params, self.feeds, self.fetches)
+        prog._bound = {n: Tensor(a, stop_gradient=True, name=n) for n, a in params.items()}
+        return prog, fetches
+
+    def forget_eval_runner(self):
+        if self.ir_optim:
+            self._runners.pop(False, None)
 
 
 def _strip(program, fetches):
@@ -191,6 +216,17 @@ class TranslatedLayer(Layer):
     def forward(self, *inputs):
         return self._call("forward", inputs)
 
+    def train(self):
+        for m in self._methods.values():    # folded weights would go stale in training
+            m.forget_eval_runner()
+        return super().train()
+
+    def set_state_dict(self, state_dict, *args, **kwargs):
+        out = super().set_state_dict(state_dict, *args, **kwargs)
+        for m in self._methods.values():
+            m.forget_eval_runner()
+        return out
+
     def _call(self, mname, inputs):
         m = self._methods[mname]
         if len(inputs) != len(m.feeds):
@@ -202,7 +238,11 @@ class TranslatedLayer(Layer):
                 f"@to_static or static mode) yet; call its '{mname}' eagerly")
         try:
             args = [x if isinstance(x, Tensor) else Tensor(np.asarray(x)) for x in inputs]
-            outs = m.runner(self.training)(args)
+            if m.ir_optim and not self.training:    # fused/folded: inference only
+                with no_grad():
+                    outs = m.runner(False)(args)
+            else:
+                outs = m.runner(self.training)(args)
         except (ValueError, OpError) as exc:       # bad inputs or a failing op: name the model file
             raise blame(exc, getattr(m, "source", "<loaded model>"))
         return outs[0] if len(outs) == 1 else outs
@@ -255,7 +295,10 @@ def _method_files(prefix):
 
 
 def load(path, **configs):
-    """Load a model saved by ``jit.save`` (or Paddle) as a ``TranslatedLayer``."""
+    """Load a model saved by ``jit.save`` (or Paddle) as a ``TranslatedLayer``.
+    ``ir_optim=True`` (sampan extra) runs the Predictor's inference passes on
+    the eval program (conv+batch_norm folds, fusions; see inference/passes.py)
+    when sampan.inference is loaded; the training program is never changed."""
     prefix = os.fspath(path)
     if prefix.endswith(".pdmodel"):
         prefix = prefix[:-len(".pdmodel")]
@@ -265,7 +308,7 @@ def load(path, **configs):
                               else configs["model_filename"])
     with reading(prefix):       # a save interrupted here is finished (or reported) first
         loaded, arrays, files, info = _read_files(path, prefix)
-    return _finish_load(loaded, arrays, files, info)
+    return _finish_load(loaded, arrays, files, info, bool(configs.get("ir_optim", False)))
 
 
 def _read_files(path, prefix):
@@ -291,7 +334,7 @@ def _read_files(path, prefix):
     return loaded, arrays, files, info
 
 
-def _finish_load(loaded, arrays, files, info):
+def _finish_load(loaded, arrays, files, info, ir_optim=False):
     # loaded persistables get Paddle's ``<name>.load_<n>`` names, so they never clash
     # with the parameters of layers built later in this process (jit.save strips them)
     renamed = {n: unique_name.generate_with_ignorable_key(n + LOADED_SUFFIX)
@@ -309,7 +352,7 @@ def _finish_load(loaded, arrays, files, info):
             t = Tensor(arrays[n], stop_gradient=True, name=new)
             t.persistable = True
         tensors[new] = t
-    methods = {m: _Method(m, p, f, o, tensors) for m, (p, f, o) in loaded.items()}
+    methods = {m: _Method(m, p, f, o, tensors, ir_optim) for m, (p, f, o) in loaded.items()}
     for m, method in methods.items():
         method.source = files[m][0]
     return TranslatedLayer(methods, tensors, info, {v: k for k, v in renamed.items()})

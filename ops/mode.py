@@ -295,8 +295,9 @@ def py_layer_apply(cls, args, kwargs):
 
 
 def is_graph_value(x):
-    """Whether ``x`` is a value of a static Program (a Variable), not a tensor."""
-    return getattr(x, "is_static_variable", False)
+    """Whether ``x`` is a value of a static Program (a Variable), not a tensor
+    (nor the Variable class itself: ``type(v)`` inside converted code)."""
+    return getattr(x, "is_static_variable", False) and not isinstance(x, type)
 
 
 @contextlib.contextmanager

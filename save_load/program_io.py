@@ -213,9 +213,17 @@ def _check_var(v, block_idx, where):
         raise FormatError(f"{where}: variable '{v.name}' (block {block_idx}) has data type "
                           f"{td.data_type}, which is not a tensor element type")
     bad = [d for d in td.dims if d < -1]
-    if bad:
+    if bad and v.persistable:
         raise FormatError(f"{where}: variable '{v.name}' (block {block_idx}) has dims "
-                          f"{list(td.dims)}; a size below -1 is invalid")
+                          f"{list(td.dims)}; a size below -1 is invalid for a persistable "
+                          f"variable (its data must have a known shape)")
+    if bad:
+        # Paddle writes a product of sizes with -1 in it for some outputs whose
+        # size depends on the batch (instance_norm's SavedMean: -1 * C, e.g.
+        # [-4]) and reads such files: the size is unknown, as -1 says
+        for i, d in enumerate(td.dims):
+            if d < -1:
+                td.dims[i] = -1
 
 
 def _known(op_type):

@@ -6,7 +6,10 @@ transposed) with im2col, for any number of spatial dims: the input windows
 are copied once into a (N, C, *kernel, *out) block (one strided copy per
 kernel offset, never a loop over pixels or the batch), and the convolution is
 one batched matmul per call, grouped channels as one more batch axis.  col2im
-(the adjoint) adds the blocks back.
+(the adjoint) adds the blocks back.  A stride-1 forward builds its block from
+a strided view of the flat padded input instead (``flat_windows``: one copy of
+contiguous runs, no pad call), computing the spatial dims after the first at
+their padded sizes and copying the output without the extras.
 """
 import functools
 import itertools
@@ -85,17 +88,66 @@ def _conv_setup(op, x, w, attrs):
     return x, last, g, pads, dil, strides, out
 
 
-def conv_forward(x, w, g, pads, dil, strides, out):
+def flat_windows(x, ks, pads, dil, out):
+    """Stride-1 windows without im2col's per-offset copies: ``x`` is written once
+    into a zero buffer holding its padded grid flat (plus the tail the last
+    windows read), and the windows are a strided view of it, (N, C, *ks, L):
+    window offset (i, j) reads the flat grid shifted by ``i*d*Wp + j*d``, so
+    column ``y*Wp + x`` is output (y, x) when ``x < Wo`` and a discarded one
+    otherwise (L = Ho * Wp: every spatial dim but the first computed at its
+    padded size).
+    Returns (view, padded grid sizes)."""
+    n, c = x.shape[:2]
+    sp = x.shape[2:]
+    padded = tuple(s + a + b for s, (a, b) in zip(sp, pads))
+    gstr = [1] * len(padded)                   # element strides of the padded grid
+    for i in range(len(padded) - 2, -1, -1):
+        gstr[i] = gstr[i + 1] * padded[i + 1]
+    P = math.prod(padded)
+    L = out[0] * math.prod(padded[1:])
+    last = L - 1 + sum((k - 1) * d * s for k, d, s in zip(ks, dil, gstr))
+    buf = np.zeros((n, c, max(P, last + 1)), x.dtype)
+    grid = buf[:, :, :P].reshape((n, c) + padded)
+    grid[_ALL2 + tuple(slice(a, a + s) for (a, _), s in zip(pads, sp))] = x
+    it = buf.itemsize
+    view = np.lib.stride_tricks.as_strided(
+        buf, (n, c) + tuple(ks) + (L,),
+        buf.strides[:2] + tuple(d * s * it for d, s in zip(dil, gstr)) + (it,),
+        writeable=False)
+    return view, padded
+
+
+def conv_forward(x, w, g, pads, dil, strides, out, bias=None):
+    """The convolution (channels first); ``bias`` (one value per output
+    channel, sampan_conv2d_fusion) is added on the way out, in the copy that
+    drops a stride-1 block's padding columns or in place."""
     n = x.shape[0]
     o, cg = w.shape[:2]
-    cols = im2col(pad_hw(x, pads), w.shape[2:], strides, dil, out)
     k = cg * math.prod(w.shape[2:])
-    L = math.prod(out)
+    flat = all(s == 1 for s in strides) and all(out)
+    if flat:        # one copy of contiguous runs into the GEMM's operand
+        view, padded = flat_windows(x, w.shape[2:], pads, dil, out)
+        L = view.shape[-1]
+        cols = view.reshape(n, k, L) if g == 1 else view.reshape(n, g, k, L)
+    else:
+        cols = im2col(pad_hw(x, pads), w.shape[2:], strides, dil, out)
+        L = math.prod(out)
     if g == 1:
         res = np.matmul(w.reshape(o, k), cols.reshape(n, k, L))
     else:
         res = np.matmul(w.reshape(g, o // g, k), cols.reshape(n, g, k, L))
-    return res.reshape((n, o) + tuple(out))
+    if flat:        # without the discarded columns: one contiguous copy (the ops
+        #             that follow run several times slower on the strided view)
+        res = res.reshape((n, o, out[0]) + padded[1:])
+        view = res[(Ellipsis,) + tuple(slice(0, s) for s in out[1:])]
+        if bias is None:
+            return np.ascontiguousarray(view)
+        dst = np.empty(view.shape, res.dtype)
+        return np.add(view, bias.reshape((o,) + (1,) * len(out)), out=dst)
+    res = res.reshape((n, o) + tuple(out))
+    if bias is not None:
+        res += bias.reshape((o,) + (1,) * len(out))
+    return res
 
 
 def conv_backward(x, w, gout, g, pads, dil, strides, need):

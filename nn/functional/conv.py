@@ -87,14 +87,19 @@ def _conv_padding(padding, num_dims, channel_last):
     return pads, algo
 
 
-def add_bias(out, bias, channel_last):
-    """Paddle's bias add after a conv: NHWC adds on the last axis, NCHW reshapes
-    the bias to [1, C, 1, ...] first (C written out, as Paddle's static path)."""
+def add_bias(out, bias, channel_last, reshape_last=False):
+    """Paddle's bias add after a conv: NCHW reshapes the bias to [1, C, 1, ...]
+    first (C written out, as Paddle's static path); channel-last adds the 1-D
+    bias on the last axis, except in the Conv2D/Conv3D layers
+    (``reshape_last``), which pass Paddle's channel axis as a positive number
+    and so reshape it to [1, ..., 1, C] (the functional form passes -1)."""
     if bias is None:
         return out
-    if channel_last:
-        return T.add(out, bias)
     nd = len(out.shape)
+    if channel_last:
+        if not reshape_last:
+            return T.add(out, bias)
+        return T.add(out, T.reshape(bias, [1] * (nd - 1) + list(bias.shape)))
     return T.add(out, T.reshape(bias, [1] + list(bias.shape) + [1] * (nd - 2)))
 
 

@@ -5,6 +5,7 @@ and Xavier-uniform for transposes, the bias starts at zero."""
 import numpy as np
 
 from .. import functional as F
+from ..functional.conv import add_bias
 from ..initializer import Normal
 from .layers import Layer
 
@@ -31,6 +32,10 @@ def convert_to_list(value, n, name):
 
 
 class _ConvNd(Layer):
+    def _bias_here(self):
+        """The bias F.conv* adds (None when the layer adds it: ``_with_bias``)."""
+        return None if self._data_format.endswith("C") else self.bias
+
     def __init__(self, in_channels, out_channels, kernel_size, transposed, dims, stride=1,
                  padding=0, padding_mode="zeros", output_padding=0, dilation=1, groups=1,
                  weight_attr=None, bias_attr=None, data_format="NCHW"):
@@ -131,9 +136,9 @@ class Conv2D(_ConvNd):
 
     def forward(self, x):
         x, padding = self._pad_input(x)
-        return F.conv2d(x, self.weight, bias=self.bias, stride=self._stride, padding=padding,
-                        dilation=self._dilation, groups=self._groups,
-                        data_format=self._data_format)
+        return _with_bias(F.conv2d(x, self.weight, bias=self._bias_here(), stride=self._stride,
+                                padding=padding, dilation=self._dilation, groups=self._groups,
+                                data_format=self._data_format), self)
 
 
 class Conv3D(_ConvNd):
@@ -147,9 +152,17 @@ class Conv3D(_ConvNd):
 
     def forward(self, x):
         x, padding = self._pad_input(x)
-        return F.conv3d(x, self.weight, bias=self.bias, stride=self._stride, padding=padding,
-                        dilation=self._dilation, groups=self._groups,
-                        data_format=self._data_format)
+        return _with_bias(F.conv3d(x, self.weight, bias=self._bias_here(), stride=self._stride,
+                                padding=padding, dilation=self._dilation, groups=self._groups,
+                                data_format=self._data_format), self)
+
+
+def _with_bias(out, layer):
+    """A channel-last Conv2D/Conv3D layer adds its bias itself: Paddle's layer
+    reshapes it to [1, ..., 1, C] (F.conv2d with a bias tensor adds it as it is)."""
+    if layer.bias is None or not layer._data_format.endswith("C"):
+        return out
+    return add_bias(out, layer.bias, True, reshape_last=True)
 
 
 class _ConvTransposeNd(_ConvNd):

@@ -32,3 +32,36 @@ def _fc_infer(metas, attrs):
 
 defop("sampan_fc", "Input W Bias", "Out", (("activation_type", "STRING", ""),),
       infer=_fc_infer, same_dtype=("Input", "W", "Bias"))
+
+
+# ------------------------------------------------------------------ conv + bias + act
+# ``sampan_conv2d_fusion``: ``Output = act(conv2d(Input, Filter) + Bias)`` for a
+# channel-first conv2d / depthwise_conv2d and a 1-D Bias over its output channels
+# (Paddle Inference's conv_elementwise_add_act_fuse_pass makes its conv2d_fusion
+# op the same way).  The bias add and the activation run in place on the
+# convolution's output (kernels/cpu/fused.py).
+CONV_ACTIVATIONS = ("", "relu", "relu6", "sigmoid", "hard_swish", "swish", "leaky_relu")
+
+
+def _conv_fusion_infer(metas, attrs):
+    from .nn_conv import _conv_infer
+    x, w, b = metas
+    if attrs["activation"] not in CONV_ACTIVATIONS:
+        raise OpError(f"sampan_conv2d_fusion: activation must be one of "
+                      f"{list(CONV_ACTIVATIONS)}, got '{attrs['activation']}'")
+    if attrs["data_format"] not in ("NCHW", "AnyLayout"):
+        raise OpError(f"sampan_conv2d_fusion: needs NCHW, got {attrs['data_format']}")
+    if len(b.shape) != 1 or -1 not in (b.shape[0], w.shape[0]) and b.shape[0] != w.shape[0]:
+        raise OpError(f"sampan_conv2d_fusion: Bias must be 1-D with one value per output "
+                      f"channel ({w.shape[0]}), got shape {list(b.shape)}")
+    return _conv_infer("sampan_conv2d_fusion", 4)([x, w], attrs)
+
+
+def _declare_conv_fusion():
+    from .nn_conv import _CONV_ATTRS
+    defop("sampan_conv2d_fusion", "Input Filter Bias", "Output",
+          _CONV_ATTRS + (("activation", "STRING", ""), ("alpha", "FLOAT", 0.0)),
+          infer=_conv_fusion_infer, same_dtype=("Input", "Filter", "Bias"))
+
+
+_declare_conv_fusion()

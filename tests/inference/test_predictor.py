@@ -204,5 +204,5 @@ def test_fc_fuse_pass_and_identity_scale(tmp_path):
             assert FC_OP not in types and "scale" in types
     np.testing.assert_array_equal(results[True], results[False])
     cfg = Config(str(tmp_path / "m"))
-    cfg.delete_pass("fc_fuse")
+    cfg.delete_pass("fc_fuse_pass")
     assert FC_OP not in [op.type for op in create_predictor(cfg).program.global_block().ops]

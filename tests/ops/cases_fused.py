@@ -1,4 +1,5 @@
-"""Op-spec cases: sampan_fc (the fused op of inference/passes.py)."""
+"""Op-spec cases: sampan_fc and sampan_conv2d_fusion (the fused ops of the
+inference passes), against numpy references (conv: a direct loop over windows)."""
 import numpy as np
 
 from .spec import Case, rand
@@ -18,3 +19,46 @@ CASES = [
                        "Bias": rand(5, seed=6)}, {"activation_type": "relu"},
          ref=_fc(True), grad=False, id="sampan_fc_relu_3d"),
 ]
+
+
+def _conv_ref(act, alpha=0.0, stride=1, pad=1, groups=1):
+    def ref(Input, Filter, Bias):
+        n, c, h, w = Input.shape
+        o, cg, kh, kw = Filter.shape
+        x = np.pad(Input.astype(np.float64), ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+        ho = (h + 2 * pad - kh) // stride + 1
+        wo = (w + 2 * pad - kw) // stride + 1
+        out = np.zeros((n, o, ho, wo))
+        per = o // groups
+        for oc in range(o):
+            g = oc // per
+            xs = x[:, g * cg:(g + 1) * cg]
+            for i in range(ho):
+                for j in range(wo):
+                    win = xs[:, :, i * stride:i * stride + kh, j * stride:j * stride + kw]
+                    out[:, oc, i, j] = (win * Filter[oc]).sum(axis=(1, 2, 3))
+        out += Bias.reshape(1, o, 1, 1)
+        acts = {"": lambda v: v, "relu": lambda v: np.maximum(v, 0),
+                "relu6": lambda v: np.clip(v, 0, 6), "sigmoid": lambda v: 1 / (1 + np.exp(-v)),
+                "hard_swish": lambda v: v * np.clip(v + 3, 0, 6) / 6,
+                "swish": lambda v: v / (1 + np.exp(-v)),
+                "leaky_relu": lambda v: np.where(v > 0, v, v * alpha)}
+        return acts[act](out).astype(Input.dtype)
+    return ref
+
+
+def _conv_case(act, stride=1, groups=1, alpha=0.0, seed=10):
+    c = 4
+    return Case("sampan_conv2d_fusion",
+                {"Input": rand(2, c, 6, 5, seed=seed) * 3,
+                 "Filter": rand(6, c // groups, 3, 3, seed=seed + 1),
+                 "Bias": rand(6, seed=seed + 2)},
+                {"strides": [stride, stride], "paddings": [1, 1], "groups": groups,
+                 "activation": act, "alpha": alpha},
+                ref=_conv_ref(act, alpha, stride, 1, groups), grad=False,
+                id=f"sampan_conv2d_fusion_{act or 'none'}_s{stride}_g{groups}")
+
+
+CASES += [_conv_case(a) for a in ("", "relu", "relu6", "sigmoid", "hard_swish", "swish")]
+CASES += [_conv_case("leaky_relu", alpha=0.1), _conv_case("relu", stride=2),
+          _conv_case("hard_swish", groups=2)]

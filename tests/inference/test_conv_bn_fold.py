@@ -1,0 +1,130 @@
+"""The Predictor's conv_bn_fuse pass (inference/conv_bn_fold.py): an inference
+batch_norm after a conv2d / depthwise_conv2d / conv2d_transpose (with or without
+the conv's bias add) is folded into the convolution's filter and one bias add;
+outputs equal the unoptimized program's to float32 rounding (rtol 1e-5, atol
+1e-6 relative to the output's scale), and patterns whose intermediates are read
+elsewhere are left alone."""
+import numpy as np
+import pytest
+
+import sampan as paddle
+from sampan.static import InputSpec
+
+nn = paddle.nn
+
+
+class ConvBN(nn.Layer):
+    def __init__(self, conv, bn, act=None, extra_read=False):
+        super().__init__()
+        self.conv, self.bn, self.act, self.extra_read = conv, bn, act, extra_read
+
+    def forward(self, x):
+        h = self.conv(x)
+        y = self.bn(h)
+        if self.act is not None:
+            y = self.act(y)
+        return y + h.mean() if self.extra_read else y
+
+
+def _randomize_bn(bn, seed):
+    rs = np.random.RandomState(seed)
+    c = bn.weight.shape[0]
+    bn.weight.set_value(rs.uniform(0.5, 1.5, c).astype("float32"))
+    bn.bias.set_value(rs.uniform(-0.5, 0.5, c).astype("float32"))
+    bn._mean.set_value(rs.uniform(-0.3, 0.3, c).astype("float32"))
+    bn._variance.set_value(rs.uniform(0.5, 2.0, c).astype("float32"))
+
+
+CASES = {
+    "conv_bias_bn": lambda: ConvBN(nn.Conv2D(3, 6, 3, padding=1), nn.BatchNorm2D(6)),
+    "conv_nobias_bn_relu": lambda: ConvBN(nn.Conv2D(3, 6, 3, bias_attr=False),
+                                          nn.BatchNorm2D(6), nn.ReLU()),
+    "depthwise_bn": lambda: ConvBN(nn.Conv2D(4, 4, 3, groups=4, padding=1),
+                                   nn.BatchNorm2D(4)),
+    "transpose_bn": lambda: ConvBN(nn.Conv2DTranspose(3, 5, 3, stride=2),
+                                   nn.BatchNorm2D(5)),
+    "nhwc": lambda: ConvBN(nn.Conv2D(3, 6, 3, data_format="NHWC"),
+                           nn.BatchNorm2D(6, data_format="NHWC")),
+}
+
+
+def _predictors(model, tmp_path, shape):
+    model.eval()
+    paddle.jit.save(model, str(tmp_path / "m"), input_spec=[InputSpec([None] + shape,
+                                                                      "float32")])
+    out = []
+    for ir in (False, True):
+        cfg = paddle.inference.Config(str(tmp_path / "m.pdmodel"),
+                                      str(tmp_path / "m.pdiparams"))
+        cfg.switch_ir_optim(ir)
+        out.append(paddle.inference.create_predictor(cfg))
+    return out
+
+
+def _types(pred):
+    return [op.type for op in pred._core.program.global_block().ops]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_folded_program_matches_the_unoptimized_one(name, tmp_path):
+    paddle.seed(4)
+    model = CASES[name]()
+    _randomize_bn(model.bn, 1)
+    shape = [8, 8, 3] if name == "nhwc" else [model.conv.weight.shape[1] *
+                                              (model.conv._groups if name == "depthwise_bn"
+                                               else 1) if name != "transpose_bn" else 3, 8, 8]
+    plain, folded = _predictors(model, tmp_path, shape)
+    assert "batch_norm" in _types(plain) and "batch_norm" not in _types(folded)
+    assert "conv_bn_fuse_pass: batch_norm x1" in folded.explain()
+    x = np.random.RandomState(2).standard_normal([2] + shape).astype("float32")
+    want, got = plain.run([x])[0], folded.run([x])[0]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6 * np.abs(want).max())
+    eager = model(paddle.to_tensor(x)).numpy()
+    np.testing.assert_allclose(got, eager, rtol=1e-5, atol=1e-6 * np.abs(want).max())
+
+
+def test_a_conv_output_read_elsewhere_is_not_folded(tmp_path):
+    paddle.seed(5)
+    model = ConvBN(nn.Conv2D(3, 4, 3), nn.BatchNorm2D(4), extra_read=True)
+    _randomize_bn(model.bn, 3)
+    plain, folded = _predictors(model, tmp_path, [3, 6, 6])
+    assert "batch_norm" in _types(folded)
+    x = np.random.RandomState(0).standard_normal([1, 3, 6, 6]).astype("float32")
+    np.testing.assert_allclose(folded.run([x])[0], plain.run([x])[0], rtol=1e-6)
+
+
+def test_the_pass_can_be_deleted_and_leaves_the_file_alone(tmp_path):
+    paddle.seed(6)
+    model = CASES["conv_bias_bn"]()
+    model.eval()
+    paddle.jit.save(model, str(tmp_path / "m"), input_spec=[InputSpec([None, 3, 5, 5],
+                                                                      "float32")])
+    before = (tmp_path / "m.pdmodel").read_bytes()
+    cfg = paddle.inference.Config(str(tmp_path / "m.pdmodel"), str(tmp_path / "m.pdiparams"))
+    cfg.delete_pass("conv_bn_fuse_pass")
+    assert "batch_norm" in _types(paddle.inference.create_predictor(cfg))
+    paddle.inference.create_predictor(paddle.inference.Config(str(tmp_path / "m")))
+    assert (tmp_path / "m.pdmodel").read_bytes() == before
+
+
+ACTS = {"relu": nn.ReLU, "relu6": nn.ReLU6, "hard_swish": nn.Hardswish,
+        "swish": nn.Swish, "sigmoid": nn.Sigmoid,
+        "leaky_relu": lambda: nn.LeakyReLU(0.05), "gelu": nn.GELU}
+
+
+@pytest.mark.parametrize("act", sorted(ACTS))
+def test_conv_bias_activation_become_one_op(act, tmp_path):
+    """conv_elementwise_add_act_fuse_pass: the folded conv + bias add + activation
+    run as one sampan_conv2d_fusion (gelu is not fused: it stays after it)."""
+    paddle.seed(8)
+    model = ConvBN(nn.Conv2D(3, 6, 3, stride=2 if act == "relu" else 1, padding=1),
+                   nn.BatchNorm2D(6), ACTS[act]())
+    _randomize_bn(model.bn, 5)
+    plain, fused = _predictors(model, tmp_path, [3, 7, 7])
+    types = _types(fused)
+    assert "sampan_conv2d_fusion" in types and "conv2d" not in types
+    assert (act == "gelu") == ("gelu" in types)
+    x = np.random.RandomState(3).standard_normal([2, 3, 7, 7]).astype("float32")
+    want = plain.run([x])[0]
+    np.testing.assert_allclose(fused.run([x])[0], want, rtol=1e-5,
+                               atol=1e-6 * np.abs(want).max())
