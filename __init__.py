@@ -39,6 +39,8 @@ from . import io  # noqa: E402,F401
 from . import amp  # noqa: E402,F401
 from . import vision  # noqa: E402,F401
 from .hapi import Model, summary, flops, callbacks  # noqa: E402,F401
+from . import distributed  # noqa: E402,F401  (mpi4py only once a job has >1 rank)
+from .distributed import DataParallel  # noqa: E402,F401
 from . import base, framework, pir_utils  # noqa: E402,F401  (Paddle 2.6's legacy names)
 
 import sys as _sys  # noqa: E402

@@ -80,9 +80,30 @@ def mlp_step(cfg):
     return make
 
 
+def w4b_eager(paddle):
+    """W4b's function (an ``if`` on a tensor, a tensor-bounded ``while``) run eagerly:
+    the per-op dispatch cost of small ops (the to_static row is ``rows_jit.py``)."""
+    def cf(x, n):
+        if x.mean() > 0:
+            y = x * 2.0
+        else:
+            y = x - 1.0
+        i = paddle.zeros([1], dtype="int64")
+        while i < n:
+            y = paddle.tanh(y) + 1.0
+            i = i + 1
+        return y
+
+    xn = fl.w1_inputs()[0].repeat(16).reshape(8, 8)
+    x = paddle.to_tensor(xn)
+    n = paddle.to_tensor([fl.CF_N], dtype="int64")
+    return (lambda: cf(x, n)), {"vs_floor": _maxdiff(cf(x, n), fl.cf_floor(xn, fl.CF_N))}
+
+
 ROWS = [
     Row("W1 eager fwd", "w1", "floor_fwd", 2.5, w1_forward),
     Row("W1 eager fwd+bwd", "w1", "floor_fwd_bwd", 4.0, w1_forward_backward),
+    Row("W4B eager call", "w4b", "floor_call", 6.0, w4b_eager),
     Row("W2 eager step", "w2", "floor_step", 1.3, mlp_step(fl.W2)),
     Row("W3 eager step", "w3", "floor_step", 4.0, mlp_step(fl.W3)),
 ]

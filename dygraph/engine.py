@@ -8,6 +8,7 @@ defaults) is cached on the OpDef.
 """
 from __future__ import annotations
 
+import itertools
 import threading
 
 import numpy as np
@@ -55,32 +56,36 @@ def recording():
 
 
 # --------------------------------------------------------------- grad nodes
+# One counter stamps every grad node when it is recorded and every in-place
+# write when it happens (``STAMP``).  A node's inputs exist before it, so its
+# producers have smaller stamps: the backward runs nodes in decreasing stamp
+# order (a topological order known at record time, no dependency count).
 # In-place writes move a tensor to a new autograd position (its write's node);
-# ops recorded before the write read the old one.  Each node remembers how many
-# writes had happened when it was recorded (EPOCH), and a written tensor keeps
-# its earlier positions (``Tensor._history``: (epoch, node, slot, stop_gradient)).
-EPOCH = [0]
+# ops recorded before the write read the old one: a written tensor keeps its
+# earlier positions (``Tensor._history``: (stamp of the write, node, slot,
+# stop_gradient)), and a consumer stamped before a write read what it replaced.
+STAMP = itertools.count(1).__next__
 
 
 def rebound(x, node, slot, stop_gradient):
     """Record that ``x`` leaves its autograd position for (node, slot)."""
-    entry = (EPOCH[0], x._node, x._slot, x.stop_gradient)
-    EPOCH[0] += 1
+    entry = (STAMP(), x._node, x._slot, x.stop_gradient)
     x._history = (x._history or ()) + (entry,)
     x._node, x._slot, x.stop_gradient = node, slot, stop_gradient
 
 
 def position(x, consumer):
     """``(node, slot, stop_gradient)`` of input ``x`` as ``consumer`` read it."""
-    for epoch, node, slot, sg in x._history:
-        if consumer.epoch <= epoch:
+    for stamp, node, slot, sg in x._history:
+        if consumer.epoch < stamp:
             return node, slot, sg
     return x._node, x._slot, x.stop_gradient
 
 
 class GradNode:
     """What the backward of one op call needs: the op, its attrs, the input
-    tensors (edges to producers/leaves), and the forward arrays."""
+    tensors (edges to producers/leaves), and the forward arrays.  ``epoch``:
+    its stamp (``STAMP``), unique and larger than its producers'."""
     __slots__ = ("op", "attrs", "ins", "arrays", "outs", "hooks", "released", "epoch")
 
     def __init__(self, op, attrs, ins, arrays, outs):
@@ -91,7 +96,7 @@ class GradNode:
         self.outs = outs
         self.hooks = None
         self.released = False
-        self.epoch = EPOCH[0]
+        self.epoch = STAMP()
 
     def output_hooks(self, slot):
         if self.hooks is None:
@@ -190,18 +195,29 @@ def run_op(op, ins, attrs=None):
         if n == 2:
             x, y = ins
             a = x._data
-            b = y._data
-            req = not (x.stop_gradient and y.stop_gradient)
-            d = b if di else a
-            if check and a.dtype is not b.dtype:
-                return _run_general(op, ins, attrs)
-            entry = cache.get(d.dtype) if type(d) is _ndarray else None
-            if entry is None or entry[1]:
-                return _run_general(op, ins, attrs)
-            fast = entry[3] if default else None
-            arrays = [a, b]
-            # the kernel's own fast form for default attrs (kernels/registry.py)
-            outs = (fast(a, b),) if fast is not None else entry[0](arrays, attrs, None)
+            if y is None:           # an absent dispensable input (scale's ScaleTensor)
+                if di:
+                    return _run_general(op, ins, attrs)
+                req = not x.stop_gradient
+                entry = cache.get(a.dtype) if type(a) is _ndarray else None
+                if entry is None or entry[1]:
+                    return _run_general(op, ins, attrs)
+                fast = entry[3] if default else None
+                arrays = (a, None)
+                outs = (fast(a, None),) if fast is not None else entry[0](arrays, attrs, None)
+            else:
+                b = y._data
+                req = not (x.stop_gradient and y.stop_gradient)
+                d = b if di else a
+                if check and a.dtype is not b.dtype:
+                    return _run_general(op, ins, attrs)
+                entry = cache.get(d.dtype) if type(d) is _ndarray else None
+                if entry is None or entry[1]:
+                    return _run_general(op, ins, attrs)
+                fast = entry[3] if default else None
+                arrays = (a, b)
+                # the kernel's own fast form for default attrs (kernels/registry.py)
+                outs = (fast(a, b),) if fast is not None else entry[0](arrays, attrs, None)
         elif n == 1:
             x, = ins
             d = x._data
@@ -210,7 +226,7 @@ def run_op(op, ins, attrs=None):
             if entry is None or entry[1]:
                 return _run_general(op, ins, attrs)
             fast = entry[3] if default else None
-            arrays = [d]
+            arrays = (d,)
             outs = (fast(d),) if fast is not None else entry[0](arrays, attrs, None)
         else:
             return _run_general(op, ins, attrs)

@@ -14,7 +14,7 @@ from ..kernels import numerics
 from ..ops import set_mode_handler
 from ..ops.flags import on_change
 from .engine import run_op
-from .tape import _ArrayMath, _TensorMath
+from .tape import _ArrayMath, _TensorMath, set_fast_backward
 
 _PLAIN = {"handler": run_op,
           "array_step": _ArrayMath.__dict__["run_step"].__func__,
@@ -51,6 +51,7 @@ def _switch(on):
     set_mode_handler("eager", checked_run_op if on else _PLAIN["handler"])
     _ArrayMath.run_step = staticmethod(_checked_array_step if on else _PLAIN["array_step"])
     _TensorMath.run_step = staticmethod(_checked_tensor_step if on else _PLAIN["tensor_step"])
+    set_fast_backward(not on)       # every grad op through the checked step
 
 
 on_change("FLAGS_check_nan_inf", _switch)

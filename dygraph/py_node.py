@@ -31,6 +31,7 @@ class PyOp:
     __slots__ = ("type", "n_outputs", "backward", "graph_backward")
     grad = True            # the tape asks whether a gradient rule exists
     fast_bw = False        # never the tape's unrolled single-grad-op path
+    _node_bw = None        # nor its compiled node backward (grad_fast.py)
     list_outputs = False
 
     def __init__(self, type, n_outputs, backward, graph_backward=None):

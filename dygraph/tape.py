@@ -1,22 +1,26 @@
-"""Backward over the recorded grad nodes, by dependency counting.
+"""Backward over the recorded grad nodes, in decreasing record stamp.
 
-1. Walk from the roots (iteratively) and count, for every reachable node, how
-   many edges of other reachable nodes lead into it.
-2. Start a FIFO ready queue with the roots' nodes; a node runs once every
-   consumer has delivered its output gradients (summed where a tensor was used
-   several times).  Running a node runs its grad ops' kernels (the same grad
-   ops the static backward emits) and delivers the input gradients: into
-   leaves' ``.grad`` or into the producing node's pending gradients.
+Every grad node is stamped when it is recorded (``engine.STAMP``); its
+producers were recorded before it, so decreasing stamp is a topological order
+that needs no pass over the graph.  The walk starts from the roots' nodes and
+queues a node when a gradient first reaches it (a heap keyed by -stamp; in a
+chain the next node runs directly): when a node is taken, every node newer
+than it has run, so its output gradients are complete (summed where a tensor
+was used several times).  Running a node runs its grad ops' kernels (the same
+grad ops the static backward emits) and delivers the input gradients: into
+leaves' sums for this walk (written to ``.grad`` at the end) or into the
+producing node's pending gradients.  The common node (one output, one grad
+op) runs a backward compiled for its op (``grad_fast.py``).
 
 With ``create_graph=True`` the grad ops run through the eager dispatch on
-Tensors, so the gradients are themselves differentiable.  The traversal order
-is deterministic (insertion-ordered FIFO) and needs no recursion.
+Tensors, so the gradients are themselves differentiable.  The order is
+deterministic and needs no recursion.
 """
 from __future__ import annotations
 
 import contextlib
 import functools
-from collections import deque
+from heapq import heapify, heappop, heappush
 
 import numpy as np
 
@@ -25,6 +29,7 @@ from ..kernels.transform import transform_inputs
 from .engine import (set_recording, recording, position, grad_steps, run_op, differentiable_outputs,
                      _kernel_for, _wrap_error)
 from .tensor import Tensor, ZeroGrad
+from .grad_fast import node_backward
 from ..ops import get_op, set_grad_query, is_graph_value, graph_grad
 
 
@@ -77,52 +82,10 @@ def is_grad_enabled():
 
 
 # --------------------------------------------------------------- the walk
-def _producer(x, node):
-    """The node that produced input ``x`` of ``node`` as ``node`` read it (None: a
-    leaf, or no gradient), through earlier in-place writes into ``x``."""
-    if x._history is None:
-        return None if x.stop_gradient else x._node
-    p, _, sg = position(x, node)
-    return None if sg else p
-
-
-def _edges(node):
-    """Producer nodes of a node's inputs that carry gradient (one per edge)."""
-    for t in node.ins:
-        if t is None:
-            continue
-        if type(t) is list:
-            for x in t:
-                p = _producer(x, node)
-                if p is not None:
-                    yield p
-        elif t._history is None:
-            if not t.stop_gradient and t._node is not None:
-                yield t._node
-        else:
-            p = _producer(t, node)
-            if p is not None:
-                yield p
-
-
-def _count_deps(roots):
-    deps = {}
-    stack = list(roots)
-    seen = set(id(n) for n in roots)
-    for n in roots:
-        deps.setdefault(n, 0)
-    while stack:
-        node = stack.pop()
-        if node.released:
-            raise RuntimeError(
-                f"trying to run backward through the graph a second time (node of op "
-                f"'{node.op.type}' was freed); pass retain_graph=True to the first backward")
-        for p in _edges(node):
-            deps[p] = deps.get(p, 0) + 1
-            if id(p) not in seen:
-                seen.add(id(p))
-                stack.append(p)
-    return deps
+# Nodes run in decreasing stamp order (engine.STAMP, given at record time): a
+# node's producers are older than it, so once every node newer than it has run,
+# all of its output gradients have arrived.  Only nodes some gradient reaches
+# are queued (a heap keyed by -stamp; a chain takes the next node directly).
 
 
 class _ArrayMath:
@@ -223,7 +186,7 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
     results = {}
     pending = {}
     leaves = {}
-    root_nodes = []
+    heap = []
     for t, g in zip(roots, root_grads):
         if t.stop_gradient:
             raise RuntimeError(f"tensor {t.name} has stop_gradient=True: there is nothing "
@@ -233,35 +196,107 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
             g = Tensor(g) if create_graph else g
         else:
             g = g if create_graph else (g._data if isinstance(g, Tensor) else np.asarray(g))
-        if t._node is None:
+        node = t._node
+        if node is None:
             _deliver_leaf(t, g, m, leaves)
             continue
-        slots = pending.setdefault(t._node, [None] * t._node.op.n_outputs)
-        _add_slot(slots, t._slot, g, m, t._node)
-        if t._node not in root_nodes:
-            root_nodes.append(t._node)
-    if not root_nodes:
+        slots = pending.get(node)
+        if slots is None:
+            slots = pending[node] = [None] * node.op.n_outputs
+            heap.append((-node.epoch, node))
+        _add_slot(slots, t._slot, g, m, node)
+    hook = WALK_HOOK[0] if capture is None else None
+    if not heap:
         _flush_leaves(leaves, m, capture, results)
+        if hook is not None:
+            hook(None, leaves)
         return results
-    deps = _count_deps(root_nodes)
-    ready = deque(n for n in root_nodes if deps[n] == 0)
+    heapify(heap)
     prev = set_recording(create_graph)
     try:
-        simple = not create_graph and capture is None
-        while ready:
-            node = ready.popleft()
-            gouts = pending.pop(node, None)
-            if simple and gouts is not None and node.op.fast_bw and node.hooks is None:
-                _run_simple_node(node, gouts[0], pending, deps, ready, leaves)
-            else:
-                _run_node(node, gouts, m, pending, deps, ready, capture, results, leaves)
-            if not retain_graph:
-                node.arrays = node.outs = None
-                node.released = True
+        if create_graph or capture is not None or not _FAST[0]:
+            _walk(heap, pending, m, capture, results, leaves, retain_graph, hook)
+        else:
+            _walk_arrays(heap, pending, leaves, retain_graph, hook)
         _flush_leaves(leaves, m, capture, results)
     finally:
         set_recording(prev)
+    if hook is not None:
+        hook(None, leaves)
     return results
+
+
+# Gradient readiness (DataParallel's bucketed all-reduce, distributed/reducer.py):
+# when set, ``fn(node, leaves)`` runs after each node of a backward that writes
+# leaves' ``.grad`` (``leaves``: {id(leaf): [leaf, its gradient so far]}), and
+# ``fn(None, leaves)`` once those ``.grad`` are written.  None: nothing is called.
+WALK_HOOK = [None]
+
+
+# the compiled per-op backward of common nodes (grad_fast.py); off, every grad
+# op runs through ``_ArrayMath.run_step`` (which FLAGS_check_nan_inf wraps)
+_FAST = [True]
+
+
+def set_fast_backward(flag):
+    """Use the compiled node backward (the default) or not; returns the previous setting."""
+    prev = _FAST[0]
+    _FAST[0] = bool(flag)
+    return prev
+
+
+def _freed(node):
+    return RuntimeError(
+        f"trying to run backward through the graph a second time (node of op "
+        f"'{node.op.type}' was freed); pass retain_graph=True to the first backward")
+
+
+def _walk(heap, pending, m, capture, results, leaves, retain_graph, hook=None):
+    """The general walk (create_graph, or ``sampan.grad``'s capture)."""
+    while heap:
+        node = heappop(heap)[1]
+        gouts = pending.pop(node)
+        if node.released:
+            raise _freed(node)
+        _run_node(node, gouts, m, pending, heap, capture, results, leaves)
+        if not retain_graph:
+            node.arrays = node.outs = None
+            node.released = True
+        if hook is not None:
+            hook(node, leaves)
+
+
+def _walk_arrays(heap, pending, leaves, retain_graph, hook=None):
+    """The usual walk: gradients as arrays, into leaves' ``.grad``.  Nodes of
+    ``fast_bw`` ops without hooks run their compiled backward (grad_fast.py)
+    and deliver inline; when a node queues exactly one new node and none is
+    waiting (a chain), that node runs next without the heap."""
+    node = heappop(heap)[1]
+    while True:
+        gouts = pending.pop(node)
+        if node.released:
+            raise _freed(node)
+        op = node.op
+        try:
+            bw = op._node_bw
+        except AttributeError:
+            bw = node_backward(op)
+        if bw is not None and node.hooks is None:
+            nxt = bw(node, gouts[0], pending, heap, leaves)
+        else:
+            nxt = None
+            _run_node(node, gouts, _ArrayMath, pending, heap, None, None, leaves)
+        if not retain_graph:
+            node.arrays = node.outs = None
+            node.released = True
+        if hook is not None:
+            hook(node, leaves)
+        if nxt is not None:
+            node = nxt
+        elif heap:
+            node = heappop(heap)[1]
+        else:
+            return
 
 
 def _add_slot(slots, s, g, m, node):
@@ -297,7 +332,7 @@ def _flush_leaves(leaves, m, capture, results):
             _accumulate_leaf(t, g, m)
 
 
-def _run_node(node, gouts, m, pending, deps, ready, capture, results, leaves):
+def _run_node(node, gouts, m, pending, heap, capture, results, leaves):
     op = node.op
     if gouts is not None and node.hooks:
         for s, hooks in node.hooks.items():
@@ -319,11 +354,13 @@ def _run_node(node, gouts, m, pending, deps, ready, capture, results, leaves):
         py = getattr(op, "py_backward", None)      # a Python backward (py_node.py)
         in_grads = _compute_input_grads(node, gouts, m) if py is None else \
             py(node, gouts, m, _wanted(node, capture))
-    # deliver, and release the producers' dependency counts on every edge
+    if in_grads is None:
+        return
+    # deliver: a producer reached for the first time is queued
     for i, t in enumerate(node.ins):
-        if t is None:
+        gi = in_grads[i]
+        if t is None or gi is None:
             continue
-        gi = in_grads[i] if in_grads is not None else None
         for k, x in enumerate(t) if type(t) is list else ((-1, t),):
             if x._history is None:
                 p, sl, sg = x._node, x._slot, x.stop_gradient
@@ -331,23 +368,20 @@ def _run_node(node, gouts, m, pending, deps, ready, capture, results, leaves):
                 p, sl, sg = position(x, node)
             if sg:
                 continue
-            g = gi if k < 0 or gi is None else gi[k]
-            if p is None:
-                if g is not None:
-                    _deliver_leaf(x, g, m, leaves)
+            g = gi if k < 0 else gi[k]
+            if g is None:
                 continue
-            if g is not None:
-                slots = pending.get(p)
-                if slots is None:
-                    slots = pending[p] = [None] * p.op.n_outputs
-                if type(sl) is int:
-                    slots[sl] = g if slots[sl] is None else m.add(slots[sl], g)
-                else:
-                    _add_slot(slots, sl, g, m, p)
-            d = deps[p] - 1
-            deps[p] = d
-            if d == 0:
-                ready.append(p)
+            if p is None:
+                _deliver_leaf(x, g, m, leaves)
+                continue
+            slots = pending.get(p)
+            if slots is None:
+                slots = pending[p] = [None] * p.op.n_outputs
+                heappush(heap, (-p.epoch, p))
+            if type(sl) is int:
+                slots[sl] = g if slots[sl] is None else m.add(slots[sl], g)
+            else:
+                _add_slot(slots, sl, g, m, p)
 
 
 def _wanted(node, capture):
@@ -360,59 +394,6 @@ def _wanted(node, capture):
                        (capture is None or x._node is not None or id(x) in capture)
                        for x in items))
     return out
-
-
-def _run_simple_node(node, g, pending, deps, ready, leaves):
-    """``_run_node`` for the common case, unrolled: one output, one grad op,
-    non-list inputs, arrays (no create_graph, hooks or capture)."""
-    if g is None:
-        ins_grads = None
-    else:
-        if node.released:
-            raise RuntimeError("trying to run backward through the graph a second time; "
-                               "pass retain_graph=True to the first backward")
-        op = node.op
-        step = op._grad_steps[0]
-        ins = node.ins
-        need = tuple([d is not None and ins[d] is not None and not ins[d].stop_gradient
-                      for d in step.dsts])
-        arrays, outs = node.arrays, node.outs
-        kin = [None if src is None else g if src[0] == 2
-               else arrays[src[1]] if src[0] == 0 else outs[src[1]] for src in step.srcs]
-        res = _ArrayMath.run_step(node, step, kin, need)
-        ins_grads = [None] * len(ins)
-        for d, o, n in zip(step.dsts, res, need):
-            if n and o is not None:
-                ins_grads[d] = o
-    for i, x in enumerate(node.ins):
-        if x is None:
-            continue
-        if x._history is None:
-            if x.stop_gradient:
-                continue
-            p, sl = x._node, x._slot
-        else:
-            p, sl, sg = position(x, node)
-            if sg:
-                continue
-        gi = ins_grads[i] if ins_grads is not None else None
-        if p is None:
-            if gi is not None:
-                _deliver_leaf(x, gi, _ArrayMath, leaves)
-            continue
-        if gi is not None:
-            slots = pending.get(p)
-            if slots is None:
-                pending[p] = slots = [None] * p.op.n_outputs
-            if type(sl) is not int:
-                _add_slot(slots, sl, gi, _ArrayMath, p)
-            else:
-                prev = slots[sl]
-                slots[sl] = gi if prev is None else prev + gi
-        d = deps[p] - 1
-        deps[p] = d
-        if d == 0:
-            ready.append(p)
 
 
 def _needs(ins):

@@ -89,8 +89,12 @@ class Tensor:
         if self._data.size != 1:
             raise ValueError(f"the truth value of a tensor with {self._data.size} elements "
                              "is ambiguous; use .any() or .all()")
-        # Paddle 2.6's eager truth value is ``value > 0`` (so a negative number is False)
-        return bool(self._data.reshape(()) > 0)
+        # Paddle 2.6's eager truth value is ``value > 0`` (so a negative number is False);
+        # a real numpy value compares as a Python number (10x faster than a 0-d array)
+        a = self._data
+        if type(a) is np.ndarray and a.dtype.kind != "c":
+            return a.item() > 0
+        return bool(a.reshape(()) > 0)
 
     def __float__(self):
         return float(self.item())

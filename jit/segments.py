@@ -126,15 +126,12 @@ def _stores(nodes):
             elif isinstance(n, gast.Name) and isinstance(n.ctx, (gast.Store, gast.Del)) \
                     and id(n) not in skip:
                 out.add(n.id)
-            elif isinstance(n, (gast.Subscript, gast.Attribute)) and \
-                    isinstance(n.ctx, gast.Store):
+            elif isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):
                 base = n.value           # `t[i] = v` (a program binds t anew)
-                while isinstance(base, (gast.Subscript, gast.Attribute)):
+                while isinstance(base, gast.Subscript):
                     base = base.value
                 if isinstance(base, gast.Name) and id(base) not in skip:
                     out.add(base.id)
-            elif isinstance(n, (gast.FunctionDef, gast.ClassDef)) and n is not s:
-                out.add(n.name)
             elif isinstance(n, gast.Call) and isinstance(n.func, gast.Attribute) and \
                     n.func.attr in _MUTATORS and isinstance(n.func.value, gast.Name):
                 out.add(n.func.value.id)     # `lst.append(t)`: the segment returns lst
@@ -173,13 +170,28 @@ def _escapes(node, loops=0):
 
 
 def _has_effect(stmt):
-    """A statement whose effect a replayed program would lose."""
+    """A statement whose effect a replayed program would lose: a bare call, a
+    store into an attribute or into an item of something not a local name
+    (``self.hist[0] = v``); a compound statement holding one."""
+    if isinstance(stmt, _COMPOUND):
+        return any(_has_effect(c) for f in ("body", "orelse", "finalbody")
+                   for c in getattr(stmt, f, None) or []) or \
+            any(_has_effect(c) for h in getattr(stmt, "handlers", []) for c in h.body)
     if isinstance(stmt, gast.Expr):
         return isinstance(stmt.value, gast.Call)
     targets = stmt.targets if isinstance(stmt, gast.Assign) else \
         [stmt.target] if isinstance(stmt, (gast.AugAssign, gast.AnnAssign)) else []
-    return any(isinstance(n, gast.Attribute) and isinstance(n.ctx, gast.Store)
-               for t in targets for n in gast.walk(t))
+    for t in targets:
+        for n in gast.walk(t):
+            if isinstance(n, gast.Attribute) and isinstance(n.ctx, gast.Store):
+                return True
+            if isinstance(n, gast.Subscript) and isinstance(n.ctx, gast.Store):
+                base = n.value
+                while isinstance(base, gast.Subscript):
+                    base = base.value
+                if not isinstance(base, gast.Name):
+                    return True
+    return False
 
 
 def _name(id_, ctx):
@@ -242,7 +254,7 @@ class _Rewrite:
         for s in stmts:
             hit = bool(_lines(s) & self.breaks) or self._closes_over(s) or \
                 self._decided_by_read(s)
-            if isinstance(s, _COMPOUND) and (hit or _escapes(s)):
+            if isinstance(s, _COMPOUND) and (hit or _escapes(s) or _has_effect(s)):
                 out += self._flush(run)
                 out.append(self._compound(s))
             elif isinstance(s, gast.Return) and not hit:
@@ -312,7 +324,8 @@ class _Rewrite:
         later = {n for n, c in self.reads.items() if c > mine.get(n, 0)}
         if self.in_loop:
             later |= set(ins)
-        outs = [] if returns else sorted((_stores(stmts) & later) - self.declared)
+        own = {self.params[0]} if self.method else set()     # (never rebound)
+        outs = [] if returns else sorted((_stores(stmts) & later) - self.declared - own)
         # an output the segment binds on some paths only keeps its value from
         # before on the others: every output is an input too
         ins = sorted(set(ins) | (set(outs) & self.locals))

@@ -14,6 +14,11 @@ Optional attributes of a kernel function, read once when a plan is built
 - ``fast(attrs)`` -> ``g(*arrays) -> array`` or None: the same computation for
   a single-output op, called with one array (or None for an absent
   dispensable slot) per input slot, skipping the list/tuple convention.
+- ``grad_fast(attrs, need)`` -> ``g(*arrays) -> tuple`` or None (grad ops): the
+  same computation for these attrs and this need mask (a tuple of bools, one
+  per output), called with one array per input slot; the eager tape's
+  compiled node backward (dygraph/grad_fast.py) calls it for nodes recorded
+  with the forward op's default attrs.
 - ``fresh = True``: every array it returns is new: it shares memory with no
   input, no other output, and nothing else keeps a reference to it.
 - ``inplace = ((out_pos, in_pos, rule), ...)`` with ``reuse(attrs, pairs)``:

@@ -129,6 +129,11 @@ def bind(op, inputs, attrs=None):
     return _current[0](op, inputs, attrs)
 
 
+# ``bind`` without its frame, for the hottest callers (the Tensor operators):
+# ``BIND[0](op, inputs, attrs)`` is ``bind(op, inputs, attrs)``
+BIND = _current
+
+
 def bind_in_graph(op, inputs, attrs=None):
     """``bind`` as the static mode does it, whatever the active mode: an eager
     op given a graph value (a Variable) appends to that value's program."""

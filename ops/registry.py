@@ -127,6 +127,15 @@ class OpDef:
                 raise OpError(f"op '{self.type}': missing required attribute(s) "
                               f"{list(self.required_attrs)}")
             return self.default_attrs
+        if not self.renames and self.attr_specs.keys() >= attrs.keys():
+            # the common case, checked and merged without a Python loop (eager hot path)
+            if not self.required_attrs:
+                return {**self.default_attrs, **attrs}
+            full = {**self.default_attrs, **attrs}
+            for k in self.required_attrs:
+                if k not in full:
+                    raise OpError(f"op '{self.type}': missing required attribute '{k}'")
+            return full
         full = dict(self.default_attrs)
         for k, v in attrs.items():
             k = self.renames.get(k, k)

@@ -42,6 +42,7 @@ import numpy as np
 from ..ops import bind, get_op, OpError, is_graph_value
 from ..ops.errors import NOT_FOUND, UNAVAILABLE
 from ..ops.dtypes import to_enum, to_np_dtype
+from ..ops.mode import BIND
 
 _SCALE = get_op("scale")
 _CAST = get_op("cast")
@@ -68,10 +69,6 @@ def _cast(x, dt):
     return bind(_CAST, (x,), {"in_dtype": to_enum(x.dtype), "out_dtype": to_enum(dt)})[0]
 
 
-def _scale(x, scale, bias):
-    return bind(_SCALE, (x, None), {"scale": float(scale), "bias": float(bias)})[0]
-
-
 def _fill(value, dt, like=None):
     """A tensor holding ``value``: shape [] (right operand), or ``like``'s shape
     (left operand), with a batch-size-like fill when that shape has -1 dims."""
@@ -91,16 +88,27 @@ def _fill(value, dt, like=None):
 
 
 # ---------------------------------------------------------------- scale rules
-SCALE_RULES = {
-    "__add__": lambda x, v: _scale(x, 1.0, v),
-    "__radd__": lambda x, v: _scale(x, 1.0, v),
-    "__sub__": lambda x, v: _scale(x, 1.0, -v),
-    "__rsub__": lambda x, v: _scale(x, -1.0, v),
-    "__mul__": lambda x, v: _scale(x, v, 0.0),
-    "__rmul__": lambda x, v: _scale(x, v, 0.0),
+# method -> the scale op's attrs for ``x <method> v`` (v a Python float); None: not a scale
+SCALE_ATTRS = {
+    "__add__": lambda v: {"scale": 1.0, "bias": v},
+    "__radd__": lambda v: {"scale": 1.0, "bias": v},
+    "__sub__": lambda v: {"scale": 1.0, "bias": -v},
+    "__rsub__": lambda v: {"scale": -1.0, "bias": v},
+    "__mul__": lambda v: {"scale": v, "bias": 0.0},
+    "__rmul__": lambda v: {"scale": v, "bias": 0.0},
     # x / 0.0 is inf/nan as in eager Paddle: not a scale (1 / 0 raises in Python)
-    "__truediv__": lambda x, v: _scale(x, 1.0 / v, 0.0) if v != 0 else None,
+    "__truediv__": lambda v: {"scale": 1.0 / v, "bias": 0.0} if v != 0 else None,
 }
+
+
+def _scale_rule(attrs_of):
+    def rule(x, v):
+        attrs = attrs_of(v)
+        return None if attrs is None else bind(_SCALE, (x, None), attrs)[0]
+    return rule
+
+
+SCALE_RULES = {m: _scale_rule(f) for m, f in SCALE_ATTRS.items()}
 
 
 def _is_number(v):
@@ -254,17 +262,29 @@ def _bitwise(op, reverse, symbol):
 def _make(method, op_type, reverse=False):
     op = get_op(op_type)
     is_div = op_type == "elementwise_div"
+    scale = SCALE_ATTRS.get(method)
 
     def fn(self, other):
         # tensor operands of one dtype go straight to the op (the hot path); an eager
         # Tensor's array dtype is read directly, a static Variable's through .dtype
-        if type(other) is type(self):
+        tp = type(other)
+        if tp is type(self):
             try:
                 dt, odt = self._data.dtype, other._data.dtype
             except AttributeError:
                 dt, odt = self.dtype.np_dtype, other.dtype.np_dtype
             if dt is odt and not (is_div and dt.kind in "iub"):
-                return bind(op, (other, self) if reverse else (self, other))[0]
+                return BIND[0](op, (other, self) if reverse else (self, other), None)[0]
+        elif scale is not None and (tp is float or tp is int):
+            # an eager tensor and a Python number: rule 2 (a scale op) where ``binary``
+            # goes straight to it: a float tensor, or an integer one with an int
+            # (not dividing); every other case takes ``binary``'s rules
+            k = getattr(getattr(self, "_data", None), "dtype", None)
+            k = None if k is None else k.kind
+            if k == "f" or (k is not None and k in "iu" and tp is int and not is_div):
+                attrs = scale(float(other))
+                if attrs is not None:
+                    return BIND[0](_SCALE, (self, None), attrs)[0]
         return binary(method, op, reverse, self, other)
     fn.__name__ = fn.__qualname__ = method
     fn.__doc__ = f"``{method}`` (op ``{op_type}``) under Paddle's operand rules."

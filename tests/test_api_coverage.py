@@ -24,9 +24,7 @@ ENFORCED = ("", "Tensor", "linalg", "fft", "signal", "device", "jit", "regulariz
             "callbacks")
 
 # name (in namespace "" unless "ns:name") -> why sampan has no such name
-ALLOWED_MISSING = {
-    "DataParallel": "the distributed issue (paddle.DataParallel)",
-}
+ALLOWED_MISSING = {}
 
 
 def _api():

@@ -44,6 +44,8 @@ LAYERS = [
     ("hapi", {"ops", "kernels", "utils", "dygraph", "program", "executor", "tensor", "nn",
               "optimizer", "metric", "device", "save_load", "static", "amp", "jit", "io"}),
     ("inference", {"ops", "kernels", "utils", "dygraph", "program", "executor", "save_load"}),
+    ("distributed", {"ops", "kernels", "utils", "dygraph", "program", "executor", "tensor", "nn",
+                     "optimizer", "save_load", "static", "jit", "io"}),
     # cli also reaches jit (and what jit stands on) for `inspect --convert` (jit.report)
     ("cli", {"ops", "kernels", "utils", "program", "executor", "save_load", "inference",
              "jit", "ast_transforms", "dygraph", "tensor", "nn", "static"}),

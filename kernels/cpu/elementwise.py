@@ -165,6 +165,27 @@ def sub_grad(ins, attrs, need):
     return dx, dy
 
 
+def _pass_fast(neg_y):
+    """``grad_fast`` of add_grad (``neg_y``: sub_grad): DX = DOut, DY = +-DOut,
+    each summed back to its input's shape where DOut is broadcast."""
+    def form(attrs, need):
+        axis = attrs["axis"]
+        nx, ny = need
+        if nx and not ny:
+            return lambda x, y, g: (g if g.shape == x.shape else reduce_to(g, x.shape), None)
+
+        def f(x, y, g):
+            dx = (g if g.shape == x.shape else reduce_to(g, x.shape)) if nx else None
+            gy = -g if neg_y else g
+            return dx, gy if gy.shape == y.shape else reduce_to(gy, y.shape, axis)
+        return f
+    return form
+
+
+add_grad.grad_fast = _pass_fast(False)
+sub_grad.grad_fast = _pass_fast(True)
+
+
 # X and Y only give shapes (declared: the grad ops' no_need_buffer); DX may be
 # Out@GRAD itself, so these kernels are not ``fresh``
 
@@ -181,6 +202,30 @@ def mul_grad(ins, attrs, need):
     if need is None or need[1]:
         dy = reduce_to(g * x, y.shape, axis)
     return dx, dy
+
+
+def _mul_fast(attrs, need):
+    """``grad_fast`` of mul_grad (numpy broadcasting: axis -1)."""
+    if attrs["axis"] != -1:
+        return None
+    nx, ny = need
+    if nx and not ny:
+        def f(x, y, g):
+            dx = g * y
+            return dx if dx.shape == x.shape else reduce_to(dx, x.shape), None
+        return f
+
+    def f(x, y, g):
+        dx = None
+        if nx:
+            dx = g * y
+            if dx.shape != x.shape:
+                dx = reduce_to(dx, x.shape)
+        return dx, reduce_to(g * x, y.shape)
+    return f
+
+
+mul_grad.grad_fast = _mul_fast
 
 
 @kernel("elementwise_div_grad", dtypes=FLOATS)

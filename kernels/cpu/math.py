@@ -28,11 +28,39 @@ def scale(ins, attrs, need):
         s, b = bool(s), bool(b)
         out = (x & s) | b if attrs["bias_after_scale"] else (x | b) & s
         return (np.asarray(out, dtype=dt),)
-    if attrs["bias_after_scale"]:
-        out = x * dt.type(s) + dt.type(b) if dt.kind == "f" else x * s + b
+    if dt.kind == "f":
+        s, b = _typed(dt, s), _typed(dt, b)
+        out = x * s + b if attrs["bias_after_scale"] else (x + b) * s
+        if type(out) is np.ndarray and out.dtype is dt:
+            return (out,)
     else:
-        out = (x + dt.type(b)) * dt.type(s) if dt.kind == "f" else (x + b) * s
+        if type(s) is float and type(b) is float:    # float64 math, as with the floats
+            s, b = _typed(_F64, s), _typed(_F64, b)
+        out = x * s + b if attrs["bias_after_scale"] else (x + b) * s
     return (np.asarray(out, dtype=dt),)
+
+
+_F64 = np.dtype("float64")
+
+
+_TYPED = {}
+
+
+def _typed(dt, v):
+    """``v`` as a read-only 0-d array of ``dt`` (numpy computes with those faster
+    than with numpy scalars), from a bounded table: an eager ``x * 2.0`` converts
+    its two attributes on every call, which costs more than the arithmetic on
+    small arrays.  Zeros are keyed with their sign (0.0 == -0.0, but
+    ``x + -0.0`` keeps a -0.0 of x where ``x + 0.0`` does not)."""
+    key = (dt, v) if v != 0 else (dt, v, math.copysign(1.0, v))
+    c = _TYPED.get(key)
+    if c is None:
+        if len(_TYPED) >= 1024:
+            _TYPED.clear()
+        c = np.asarray(v, dtype=dt)
+        c.flags.writeable = False
+        _TYPED[key] = c
+    return c
 
 
 _SCALE_TYPED = (np.dtype("float32"), np.dtype("float64"))

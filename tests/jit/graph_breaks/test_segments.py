@@ -212,3 +212,32 @@ def test_report_lists_the_segments_and_their_guards():
     assert rep.segments and all(g["traced"] >= 1 for g in rep.segments)
     text = str(rep)
     assert "compiled segment" in text and "m == 0.49" in text
+
+
+class Recorder(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = paddle.nn.Linear(3, 3)
+        self.hist = [0.0]
+        self.flag = None
+
+    def forward(self, x):
+        y = self.fc(x)
+        m = float(y.mean())
+        if y.sum() > 0:                  # a tensor branch with effects on self
+            self.hist[0] = m
+            self.flag = "pos"
+        z = y * 2.0
+        z[0] = z[1] + m
+        return z
+
+
+def test_effects_inside_a_tensor_branch_happen_only_when_eager_takes_it():
+    paddle.seed(2)
+    eager, static = Recorder(), Recorder()
+    static.set_state_dict(eager.state_dict())
+    static = paddle.jit.to_static(static)
+    for v in (0.5, -0.5, 0.5, -0.5):
+        x = paddle.full([2, 3], v)
+        np.testing.assert_allclose(static(x).numpy(), eager(x).numpy(), rtol=1e-6)
+        assert static.hist == pytest.approx(eager.hist) and static.flag == eager.flag

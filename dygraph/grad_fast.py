@@ -1,0 +1,255 @@
+"""Per-op backward functions for the tape's common node, compiled once per op.
+
+Most grad nodes are of an op with one output, non-duplicable inputs and one
+grad op (``OpDef.fast_bw``).  For such an op the work of running its node is
+the same every time except for the arrays: which input slots the grad op's
+outputs are the gradients of, where each grad-op input comes from (forward
+input, forward output, output gradient), the grad op's attrs rule and the
+input deciding its kernel.  ``node_backward(op)`` turns the op's ``GradStep``
+into one straight-line Python function (generated source, compiled on the
+op's first backward and cached on the OpDef), so running a node is one call:
+
+    nxt = op._node_bw(node, g, pending, heap, leaves)
+
+where ``g`` is the gradient of the node's output (an array).  It computes the
+gradients of the inputs that need one (``stop_gradient`` read at backward
+time, as the general path does) and delivers each (``deliver``): summed into
+the producer's pending output gradients (the producer queued when first
+reached) or into a leaf's sum for this walk.  It returns the producer to run
+next when it queued exactly one into an empty queue (a chain), else None.
+
+The kernel is the grad op's cached eager kernel for the dtype of its deciding
+input (``OpDef.eager_cache``, shared with the forward dispatch); for nodes
+recorded with the forward op's default attrs, that kernel's form for the need
+mask (``grad_fast``, or ``fast`` for a one-output grad op: kernels/registry.py)
+skips the kernel convention's lists and checks.  Other backends and first uses
+go through ``_kernel_for`` and the data transform, exactly as the general path.
+The walk switches all of this off with ``tape.set_fast_backward(False)``.
+"""
+from __future__ import annotations
+
+from heapq import heappush
+
+import numpy as np
+
+from ..kernels.transform import transform_inputs
+from ..ops.grad_rules import grad_steps
+from .engine import _kernel_for, _wrap_error, position
+
+__all__ = ["node_backward"]
+
+
+def _slow(gop, kin, attrs, need):
+    """A first use, another backend or a dtype without a cached kernel."""
+    fn, moved, backend, _ = _kernel_for(gop, kin, attrs)
+    if moved:
+        kin = transform_inputs(kin, backend)
+    try:
+        return fn(kin, attrs, need)
+    except Exception as e:
+        raise _wrap_error(gop, kin, attrs, e) from e
+
+
+def enqueue(heap, nxt, p):
+    """Queue ``p`` (and the chain's next node ``nxt``, which no longer runs
+    next by itself) by decreasing stamp."""
+    if nxt is not None:
+        heappush(heap, (-nxt.epoch, nxt))
+    heappush(heap, (-p.epoch, p))
+    return None
+
+
+def _add_slot(slots, s, g, node):
+    """Element k of duplicable output slot s: ``s`` is ``(s, k)``."""
+    s, k = s
+    lst = slots[s]
+    if lst is None:
+        lst = slots[s] = [None] * len(node.outs[s])
+    lst[k] = g if lst[k] is None else lst[k] + g
+
+
+def deliver(x, g, node, pending, heap, leaves, nxt):
+    """Gradient ``g`` of input ``x`` of ``node``: to the node that produced the
+    value ``node`` read (through earlier in-place writes), or to a leaf's sum
+    for this walk.  Returns the chain's next node (see ``enqueue``)."""
+    if x._history is None:
+        p, sl = x._node, x._slot
+    else:
+        p, sl, sg = position(x, node)
+        if sg:
+            return nxt
+    if p is None:
+        entry = leaves.get(id(x))
+        if entry is None:
+            leaves[id(x)] = [x, g]
+        else:
+            entry[1] = entry[1] + g
+        return nxt
+    slots = pending.get(p)
+    if slots is None:
+        pending[p] = slots = [None] * p.op.n_outputs
+        if nxt is None and not heap:
+            nxt = p
+        else:
+            nxt = enqueue(heap, nxt, p)
+    if type(sl) is int:
+        prev = slots[sl]
+        slots[sl] = g if prev is None else prev + g
+    else:
+        _add_slot(slots, sl, g, p)
+    return nxt
+
+
+class _FastForms(dict):
+    """grad kernel -> list of its fast forms (its ``grad_fast`` for the forward's
+    default attrs), indexed by the need mask (bit k: the k-th input the grad op
+    gives a gradient to); None where the kernel has none.  Keyed by the kernel
+    the eager cache holds, so a kernel replaced there is never bypassed."""
+
+    def __init__(self, gop, step, op, order):
+        super().__init__()
+        self.dsts, self.order = step.dsts, order
+        self.attrs = op.default_attrs if step.attrs_fn is None else \
+            gop.complete_attrs(step.attrs_fn(op.default_attrs))
+        # one output, the gradient of the one input that wants it: the kernel's
+        # ``fast`` form (one array) serves, as in the executor
+        self.single = gop.n_outputs == 1 and not gop.list_outputs and len(order) == 1
+
+    def build(self, fn):
+        n = 1 << len(self.order)
+        form = getattr(fn, "grad_fast", None)
+        forms = [None] * n
+        if self.single:
+            fast = getattr(fn, "fast", None)
+            forms[1] = None if fast is None else fast(self.attrs)
+        elif form is not None:
+            for mask in range(1, n):
+                need = tuple(d is not None and bool(mask >> self.order.index(d) & 1)
+                             for d in self.dsts)
+                forms[mask] = form(self.attrs, need)
+        self[fn] = forms
+        return forms
+
+
+def node_backward(op):
+    """The compiled backward of ``op``'s nodes, cached on the OpDef as
+    ``_node_bw`` (None: the op's nodes take the tape's general path: a grad
+    rule that depends on the attrs, several grad ops or outputs, duplicable
+    inputs)."""
+    fn = None
+    if op.grad is not None and not callable(op.grad):
+        grad_steps(op, op.default_attrs)        # compiles the steps, sets fast_bw
+        if op.fast_bw:
+            fn = _compile(op)
+    op._node_bw = fn
+    return fn
+
+
+def _compile(op):
+    step = op._grad_steps[0]
+    dsts = step.dsts
+    targets = [d for d in dsts if d is not None]
+    if len(set(targets)) != len(targets) or not targets:
+        return None                      # two grad outputs for one input: general path
+    gop = step.opdef
+    n_in = len(op.inputs)
+    lines = ["def bw(node, g, pending, heap, leaves):", "    ins = node.ins"]
+    for d in sorted(set(targets)):
+        lines.append(f"    t{d} = ins[{d}]")
+        lines.append(f"    n{d} = t{d} is not None and not t{d}.stop_gradient")
+    lines.append(f"    if not ({' or '.join(f'n{d}' for d in sorted(set(targets)))}):")
+    lines.append("        return None")
+    kinds = {s[0] for s in step.srcs if s is not None}
+    if 0 in kinds:
+        lines.append("    a = node.arrays")
+    if 1 in kinds:
+        lines.append("    o = node.outs")
+    items = []
+    for s in step.srcs:
+        if s is None:
+            items.append("None")
+        elif s[0] == 0:
+            items.append(f"a[{s[1]}]")
+        elif s[0] == 1:
+            items.append(f"o[{s[1]}]")
+        else:
+            if s[1] != 0:
+                return None              # (one output: only its gradient exists)
+            items.append("g")
+    order = sorted(set(targets))
+    di = gop.dtype_index
+    need = [f"n{d}" if d is not None else "False" for d in dsts]
+    general = [f"kin = [{', '.join(items)}]", f"need = ({', '.join(need)},)",
+               "attrs = node.attrs" if step.attrs_fn is None else
+               "attrs = complete(attrs_fn(node.attrs))"]
+    fast_forms = None
+    if di is None or di >= len(step.srcs) or step.srcs[di] is None:
+        lines += ["    " + x for x in general] + ["    res = slow(gop, kin, attrs, need)"]
+    else:
+        # the grad op's cached kernel for the dtype of its deciding input; for the
+        # forward's default attrs, the kernel's form for this need mask
+        # (``grad_fast``, kernels/registry.py), looked up by the kernel itself
+        lines += [f"    d = {items[di]}",
+                  "    entry = cache.get(d.dtype) if type(d) is ndarray else None",
+                  "    if entry is None or entry[1]:"]
+        lines += ["        " + x for x in general] + ["        res = slow(gop, kin, attrs, need)"]
+        lines.append("    else:")
+        if not op.required_attrs:
+            fast_forms = _FastForms(gop, step, op, order)
+            index = " + ".join(f"{1 << k} * n{d}" if k else f"n{d}" for k, d in enumerate(order))
+            call = f"f({', '.join(items)})"
+            if fast_forms.single:       # a one-output grad op: its kernel's ``fast`` form
+                call = f"(out if type(out := {call}) is ndarray else asarray(out),)"
+            lines += ["        res = None",
+                      "        if node.attrs is defaults:",
+                      "            fn = entry[0]",
+                      "            fl = forms.get(fn) or forms.build(fn)",
+                      f"            f = fl[{index}]",
+                      "            if f is not None:",
+                      "                try:",
+                      f"                    res = {call}",
+                      "                except Exception as e:",
+                      f"                    raise wrap(gop, [{', '.join(items)}], forms.attrs, e) "
+                      "from e",
+                      "        if res is None:"]
+            ind = "            "
+        else:
+            ind = "        "
+        lines += [ind + x for x in general]
+        lines += [ind + "try:",
+                  ind + "    res = entry[0](kin, attrs, need)",
+                  ind + "except Exception as e:",
+                  ind + "    raise wrap(gop, kin, attrs, e) from e"]
+    lines.append("    nxt = None")
+    for i in sorted(set(targets)):
+        lines += [f"    if n{i}:",
+                  f"        r = res[{dsts.index(i)}]",
+                  "        if r is not None:",
+                  f"            p = t{i}._node",
+                  f"            if p is None or t{i}._history is not None:",
+                  f"                nxt = deliver(t{i}, r, node, pending, heap, leaves, nxt)",
+                  "            else:",
+                  f"                sl = t{i}._slot",
+                  "                slots = pending.get(p)",
+                  "                if slots is None:",
+                  "                    pending[p] = slots = [None] * p.op.n_outputs",
+                  "                    if nxt is None and not heap:",
+                  "                        nxt = p",
+                  "                    else:",
+                  "                        nxt = enqueue(heap, nxt, p)",
+                  "                if type(sl) is int:",
+                  "                    prev = slots[sl]",
+                  "                    slots[sl] = r if prev is None else prev + r",
+                  "                else:",
+                  "                    add_slot(slots, sl, r, p)"]
+    lines.append("    return nxt")
+    src = "\n".join(lines) + "\n"
+    scope = {"cache": gop.eager_cache, "ndarray": np.ndarray, "asarray": np.asarray,
+             "slow": _slow, "gop": gop,
+             "wrap": _wrap_error, "attrs_fn": step.attrs_fn, "complete": gop.complete_attrs,
+             "deliver": deliver, "enqueue": enqueue, "add_slot": _add_slot,
+             "forms": fast_forms, "defaults": op.default_attrs}
+    exec(compile(src, f"<backward of {op.type}>", "exec"), scope)
+    bw = scope["bw"]
+    bw.source = src
+    return bw
