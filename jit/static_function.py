@@ -190,7 +190,8 @@ class StaticFunction:
             if entry is not None:
                 return entry
             if self._program_cap is not None and not specs_allowed and \
-                    len(self._program_cache) >= self._program_cap:
+                    (self._over_cap is not None or
+                     len(self._program_cache) >= self._program_cap):
                 return self._eager_past_cap()
             self._program_cache.warn_if_too_many(key, self._signature, self.__name__)
             try:
@@ -221,10 +222,12 @@ class StaticFunction:
                     # a segment of a broken function that does not convert (a
                     # variable bound on one path of a tensor `if` only ...):
                     # its statements run as the eager code they are
+                    # (the whole segment, not this key: keys holding values read
+                    # from tensors would pile up in _broken)
                     _say(1, f"to_static: segment '{self.__name__}' runs as eager code "
                             f"({type(e).__name__}: {e})")
-                    brk = self._broken[key] = BrokenKey(None)
-                    return brk
+                    self._over_cap = BrokenKey(None)
+                    return self._over_cap
                 mapped = map_error(e)
                 if mapped is e:
                     raise

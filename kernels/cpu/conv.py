@@ -117,6 +117,13 @@ def flat_windows(x, ks, pads, dil, out):
     return view, padded
 
 
+# a batch whose window block (im2col's operand) would pass this many bytes runs
+# in chunks of samples: the block of one chunk stays in cache while its GEMM
+# reads it (measured 0.34-0.8x the time of one block for depthwise and 3x3
+# stride-1 convs of 16 images; 1x1 and small layers stay one block)
+_BLOCK_BYTES = 8 << 20
+
+
 def conv_forward(x, w, g, pads, dil, strides, out, bias=None):
     """The convolution (channels first); ``bias`` (one value per output
     channel, sampan_conv2d_fusion) is added on the way out, in the copy that
@@ -125,6 +132,15 @@ def conv_forward(x, w, g, pads, dil, strides, out, bias=None):
     o, cg = w.shape[:2]
     k = cg * math.prod(w.shape[2:])
     flat = all(s == 1 for s in strides) and all(out)
+    if n > 1 and (flat or g > 1):
+        per_sample = k * g * math.prod(out) * x.itemsize
+        chunk = max(1, _BLOCK_BYTES // max(per_sample, 1))
+        if chunk < n:
+            res = np.empty((n, o) + tuple(out), np.result_type(x, w))
+            for i in range(0, n, chunk):
+                res[i:i + chunk] = conv_forward(x[i:i + chunk], w, g, pads, dil, strides,
+                                                out, bias)
+            return res
     if flat:        # one copy of contiguous runs into the GEMM's operand
         view, padded = flat_windows(x, w.shape[2:], pads, dil, out)
         L = view.shape[-1]
