@@ -13,6 +13,7 @@ cannot run there (a kernel error) leaves the model unchanged.
 from collections import Counter
 
 from ..executor import Executor, Scope
+from ..program.passes.graph import remove_ops
 
 __all__ = ["constant_folding"]
 
@@ -66,7 +67,5 @@ def constant_folding(p, params, feeds, fetch_src):
         if v is not None:
             v.persistable = True
         params[name] = value
-    for i in range(len(block.ops) - 1, -1, -1):
-        if id(block.ops[i]) in keep:
-            block._remove_op(i)
+    remove_ops(block, keep)
     return len(folded)

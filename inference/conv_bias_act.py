@@ -2,7 +2,8 @@
 (channel-first, its filter a parameter) + ``elementwise_add`` of a parameter
 bias over the output channels + an optional activation become one
 ``sampan_conv2d_fusion`` op (ops/defs/fused.py), whose kernel adds the bias in
-the copy the convolution makes anyway and applies the activation in place
+the copy the convolution makes anyway, then runs the activation op's own kernel
+function (in place for relu)
 (Paddle Inference's pass of the same name makes its ``conv2d_fusion``).
 
 It runs after ``conv_bn_fuse_pass``, which leaves each folded batch norm as
@@ -11,6 +12,8 @@ hard_swish (Paddle's defaults: threshold 6, scale 6, offset 3), swish (beta
 1), leaky_relu; another activation, or one with other attributes, stays an op
 of its own after the fused conv + bias.  Intermediates must be read once.
 """
+from ..program.passes.graph import replace
+
 __all__ = ["conv_bias_act_fuse", "FUSED_CONV"]
 
 FUSED_CONV = "sampan_conv2d_fusion"
@@ -57,15 +60,9 @@ def conv_bias_act_fuse(p, params, feeds, fetch_src, uses):
         attrs["activation"] = act.type if act is not None else ""
         attrs["alpha"] = float(act.attr("alpha")) if act is not None and \
             act.type == "leaky_relu" else 0.0
-        at = next(i for i, o in enumerate(block.ops) if o is conv)
-        block._insert_op(at, FUSED_CONV, inputs={"Input": conv.input("Input"),
-                                                 "Filter": conv.input("Filter"),
-                                                 "Bias": [bias]},
-                         outputs={"Output": [out]}, attrs=attrs)
-        drop = {id(conv), id(add)} | ({id(act)} if act is not None else set())
-        for i in range(len(block.ops) - 1, -1, -1):
-            if id(block.ops[i]) in drop:
-                block._remove_op(i)
+        replace(block, [o for o in (conv, add, act) if o is not None], conv, FUSED_CONV,
+                {"Input": conv.input("Input"), "Filter": conv.input("Filter"),
+                 "Bias": [bias]}, {"Output": [out]}, attrs)
     return len(found)
 
 

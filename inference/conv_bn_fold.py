@@ -20,6 +20,8 @@ rounded once, into the filter, instead of after the convolution).
 """
 import numpy as np
 
+from ..program.passes.graph import replace
+
 __all__ = ["conv_bn_fuse", "CONVS"]
 
 # conv op -> the filter axis of its output channels (transpose: [Cin, Cout/g, kh, kw])
@@ -128,12 +130,6 @@ def _fold(block, params, conv, add, bn, bias_name):
                          persistable=True)
         params[name] = value
     conv.set_input("Filter", [w_name])
-    y = bn.output("Y")[0]
-    at = next(i for i, o in enumerate(block.ops) if o is bn)
-    block._insert_op(at, "elementwise_add",
-                     inputs={"X": [conv.output("Output")[0]], "Y": [b_name]},
-                     outputs={"Out": [y]}, attrs={"axis": _channel_axis(conv)})
-    drop = {id(bn)} | ({id(add)} if add is not None else set())
-    for i in range(len(block.ops) - 1, -1, -1):
-        if id(block.ops[i]) in drop:
-            block._remove_op(i)
+    replace(block, [o for o in (bn, add) if o is not None], bn, "elementwise_add",
+            {"X": [conv.output("Output")[0]], "Y": [b_name]}, {"Out": [bn.output("Y")[0]]},
+            {"axis": _channel_axis(conv)})

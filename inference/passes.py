@@ -33,6 +33,7 @@ fused kernels (rounding).
 from collections import Counter
 
 from ..program.passes.fuse_elementwise import fuse_elementwise as _fuse_elementwise
+from ..program.passes.graph import remove_ops
 
 from .conv_bn_fold import conv_bn_fuse as _conv_bn_fuse
 from .conv_bias_act import conv_bias_act_fuse as _conv_bias_act_fuse
@@ -73,7 +74,7 @@ def identity_scale_clean(p, params, feeds, fetch_src):
             continue
         out[k] = src
         drop.add(id(op))
-    _remove(block, drop)
+    remove_ops(block, drop)
     return out
 
 
@@ -100,7 +101,7 @@ def fc_fuse(p, params, feeds, fetch_src):
         block._insert_op(idx, FC_OP, inputs={"Input": [x], "W": [w], "Bias": [b]},
                          outputs={"Out": [out]},
                          attrs={"activation_type": act.type if act is not None else ""})
-    _remove(block, {id(o) for m in fused for o in m[:3] if o is not None})
+    remove_ops(block, {id(o) for m in fused for o in m[:3] if o is not None})
     return fetch_src
 
 
@@ -133,12 +134,6 @@ def _match_fc(mm, consumer, uses, keep_names, params):
     else:
         act = None
     return mm, add, act, x, w, b, out
-
-
-def _remove(block, ids):
-    for i in range(len(block.ops) - 1, -1, -1):
-        if id(block.ops[i]) in ids:
-            block._remove_op(i)
 
 
 def fuse_elementwise(p, params, feeds, fetch_src):

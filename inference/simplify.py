@@ -18,6 +18,8 @@ when the output is fetched, a feed, a parameter, or written again later.
 """
 from collections import Counter
 
+from ..program.passes.graph import remove_ops
+
 __all__ = ["is_test_pass", "delete_dropout_op_pass", "dead_code_elimination"]
 
 _EFFECTS = frozenset(("feed", "fetch", "fetch_v2", "print", "assert", "save",
@@ -72,7 +74,7 @@ def delete_dropout_op_pass(p, params, feeds, fetch_src):
                     reader._rename_input(out, src)
         drop.add(id(op))
         n += 1
-    _remove(block, drop)
+    remove_ops(block, drop)
     return n
 
 
@@ -88,11 +90,5 @@ def dead_code_elimination(p, params, feeds, fetch_src):
                 and not any(read[n] or n in keep for n in op.output_arg_names)}
         if not dead:
             return total
-        _remove(block, dead)
+        remove_ops(block, dead)
         total += len(dead)
-
-
-def _remove(block, ids):
-    for i in range(len(block.ops) - 1, -1, -1):
-        if id(block.ops[i]) in ids:
-            block._remove_op(i)

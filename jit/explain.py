@@ -30,6 +30,7 @@ from ..dygraph.tensor import Tensor
 from ..nn.layer.layers import Layer
 from ..ops import mode as _mode
 from ..program.location import internal, user_location
+from .convert_runtime import UndefinedVar
 from .graph_break import describe, source_line
 from .static_function import StaticFunction, _with_amp
 
@@ -154,7 +155,7 @@ def _segments(seg, prefix=""):
 
 
 def _undefined(value):
-    return type(value).__name__ == "UndefinedVar"
+    return isinstance(value, UndefinedVar)
 
 
 def _signature_text(concrete):

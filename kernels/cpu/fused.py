@@ -1,7 +1,9 @@
 """Kernels of the fused ops of ops/defs/fused.py."""
 import numpy as np
 
+from ...ops.registry import get_op
 from ..registry import kernel, FLOATS
+from .activation import ACTIVATIONS, ACTIVATIONS_INTO
 
 
 def fc(x, w, b, relu):
@@ -28,29 +30,25 @@ sampan_fc.fresh = True
 
 
 # ------------------------------------------------------------------ conv + bias + act
-def _act_in_place(out, act, alpha):
-    if act == "relu":
-        np.maximum(out, 0, out=out)
-    elif act == "relu6":
-        np.clip(out, 0, 6, out=out)
-    elif act == "sigmoid":
-        np.negative(out, out=out)
-        np.exp(out, out=out)
-        out += 1
-        np.reciprocal(out, out=out)
-    elif act == "hard_swish":      # x * relu6(x + 3) / 6 (Paddle's defaults)
-        t = out + 3.0
-        np.clip(t, 0, 6, out=t)
-        t *= 1.0 / 6.0
-        out *= t
-    elif act == "swish":            # x * sigmoid(x) (beta 1)
-        t = np.negative(out)
-        np.exp(t, out=t)
-        t += 1
-        out /= t
-    elif act == "leaky_relu":
-        np.maximum(out, out * out.dtype.type(alpha), out=out)
-    return out
+_ACT_ATTRS = {}
+
+
+def _activate(out, act, alpha):
+    """``act`` applied to the fused conv's fresh output by the activation op's
+    own kernel function (kernels/cpu/activation.py: in place where it has an
+    in-place form), with that op's declared default attributes (``alpha`` for
+    leaky_relu): the numbers of the unfused activation op."""
+    if not act:
+        return out
+    into = ACTIVATIONS_INTO.get(act)
+    if into is not None:
+        return into[0](out)
+    key = (act, alpha)
+    attrs = _ACT_ATTRS.get(key)
+    if attrs is None:
+        attrs = _ACT_ATTRS[key] = dict(get_op(act).default_attrs,
+                                       **({"alpha": alpha} if act == "leaky_relu" else {}))
+    return ACTIVATIONS[act][0](out, attrs)
 
 
 @kernel("sampan_conv2d_fusion", dtypes=FLOATS)
@@ -59,7 +57,7 @@ def sampan_conv2d_fusion(ins, attrs, need):
     x, w, b = ins
     x, _, g, pads, dil, strides, out = _conv_setup("sampan_conv2d_fusion", x, w, attrs)
     res = conv_forward(x, w, g, pads, dil, strides, out, bias=b)
-    return (_act_in_place(res, attrs["activation"], attrs["alpha"]),)
+    return (_activate(res, attrs["activation"], attrs["alpha"]),)
 
 
 sampan_conv2d_fusion.fresh = True

@@ -38,8 +38,8 @@ defop("sampan_fc", "Input W Bias", "Out", (("activation_type", "STRING", ""),),
 # ``sampan_conv2d_fusion``: ``Output = act(conv2d(Input, Filter) + Bias)`` for a
 # channel-first conv2d / depthwise_conv2d and a 1-D Bias over its output channels
 # (Paddle Inference's conv_elementwise_add_act_fuse_pass makes its conv2d_fusion
-# op the same way).  The bias add and the activation run in place on the
-# convolution's output (kernels/cpu/fused.py).
+# op the same way).  The bias is added in the copy the convolution makes anyway,
+# then the activation op's own kernel function runs (kernels/cpu/fused.py).
 CONV_ACTIVATIONS = ("", "relu", "relu6", "sigmoid", "hard_swish", "swish", "leaky_relu")
 
 

@@ -61,10 +61,15 @@ def replace(block, old_ops, at, type, inputs, outputs, attrs):
     new = block._insert_op(idx, type, inputs=inputs, outputs=outputs,
                            attrs={**bookkeeping(at), **attrs})
     new._copy_origin(at)
+    remove_ops(block, ids)
+    return new
+
+
+def remove_ops(block, ids):
+    """Remove the ops of ``block`` whose ``id()`` is in ``ids``."""
     for i in range(len(block.ops) - 1, -1, -1):
         if id(block.ops[i]) in ids:
             block._remove_op(i)
-    return new
 
 
 def same_shape(a, b):
