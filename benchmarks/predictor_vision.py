@@ -97,6 +97,9 @@ for line in sys.stdin:
         print("ok", flush=True)
     elif cmd[0] == "run":
         print(run(cmd[1], int(cmd[2])), flush=True)
+    elif cmd[0] == "drop":         # one model at a time: 38 predictors outgrow 24 GB
+        preds.pop(cmd[1], None)
+        print("ok", flush=True)
 '''
 
 
@@ -173,6 +176,11 @@ def _compare(paddle, names, batches, repeat, ir):
                 want = np.load(os.path.join(CACHE, name, f"paddle_out_b{b}.npy"))
                 diff = float(np.abs(got - want).max() / max(np.abs(want).max(), 1e-30))
                 rows.append((name, b, float(np.median(pt)), float(np.median(st)), diff))
+                print("  %-22s b%-3d paddle %8.2f ms  sampan %8.2f ms  ratio %.2f" % (
+                    name, b, rows[-1][2] * 1e3, rows[-1][3] * 1e3, rows[-1][3] / rows[-1][2]),
+                    file=sys.stderr, flush=True)
+            del pred
+            side.ask("drop", name)
     finally:
         side.close()
     return rows
@@ -189,8 +197,10 @@ def main():
     batches = [int(b) for b in args.batches.split(",")]
     ir = not args.no_ir
     rows = _compare(_checkout(), names, batches, args.repeat, ir)
+    from sampan.kernels.blas_threads import blas_core
     print(f"\nsampan Predictor vs Paddle Inference 2.6.2, IR passes {'on' if ir else 'off'}, "
-          f"1 thread, median of {args.repeat} alternating runs (ms); ratio = sampan / Paddle")
+          f"1 thread, median of {args.repeat} alternating runs (ms); ratio = sampan / Paddle; "
+          f"sampan's OpenBLAS kernels: {blas_core()}")
     print(f"{'model':<22}{'batch':>6}{'paddle':>11}{'sampan':>11}{'ratio':>8}{'max diff':>11}")
     ratios = []
     for row in rows:

@@ -149,8 +149,10 @@ def main():
         return 0
     results = measure(paddle, rows, args)
     print()
+    from sampan.kernels.blas_threads import blas_core
     print(f"sampan {paddle.__version__}, {args.threads} thread(s), medians of "
-          f"{args.samples} samples; ratio = sampan / numpy floor (same process, interleaved)")
+          f"{args.samples} samples; ratio = sampan / numpy floor (same process, interleaved); "
+          f"OpenBLAS kernels: {blas_core()}")
     print_table(results)
     bad = [x for x in results if "error" in x or x["ratio"] > x["row"].target]
     return 1 if args.strict and bad else 0

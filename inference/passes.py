@@ -13,6 +13,9 @@ fused kernels (rounding).
   scaled variable itself (the predictor still reports Paddle's output names).
 - ``conv_elementwise_add_act_fuse_pass``: conv2d + bias add + activation ->
   ``sampan_conv2d_fusion`` (inference/conv_bias_act.py).
+- ``sampan_conv_winograd_pass``: those fused convs that are 3x3, stride 1 and wide
+  enough run as Winograd F(4x4, 3x3) from a filter transformed once
+  (inference/winograd.py; equal to rounding, about 1e-5 of the output's scale).
 - ``fc_fuse_pass``: ``matmul_v2(x, W)`` + ``elementwise_add(·, b)`` [+ ``relu``] with a
   2-D weight and 1-D bias (both parameters) and intermediates used once becomes
   one ``sampan_fc`` op: ``out = x @ W; out += b; max(out, 0, out=out)`` (Paddle
@@ -38,6 +41,7 @@ from ..program.passes.graph import remove_ops
 from .conv_bn_fold import conv_bn_fuse as _conv_bn_fuse
 from .conv_bias_act import conv_bias_act_fuse as _conv_bias_act_fuse
 from .constant_fold import constant_folding as _constant_folding
+from .winograd import conv_winograd
 from .simplify import is_test_pass, delete_dropout_op_pass, dead_code_elimination
 
 __all__ = ["PASSES", "optimize", "optimize_program", "describe", "FC_OP"]
@@ -170,6 +174,7 @@ PASSES = {
     "constant_folding_pass": _counting(_constant_folding),
     "conv_bn_fuse_pass": _conv_bn,
     "conv_elementwise_add_act_fuse_pass": _conv_bias_act,
+    "sampan_conv_winograd_pass": _counting(conv_winograd),
     "fc_fuse_pass": fc_fuse,
     "sampan_fuse_elementwise_pass": fuse_elementwise,
     "dead_code_elimination_pass": _counting(dead_code_elimination),

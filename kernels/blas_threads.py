@@ -8,7 +8,7 @@ report False / None and change nothing."""
 import ctypes
 import os
 
-__all__ = ["set_blas_threads", "blas_threads"]
+__all__ = ["set_blas_threads", "blas_threads", "blas_core"]
 
 # (set, get) C functions, tried in order
 _APIS = (("scipy_openblas_set_num_threads64_", "scipy_openblas_get_num_threads64_"),
@@ -16,7 +16,10 @@ _APIS = (("scipy_openblas_set_num_threads64_", "scipy_openblas_get_num_threads64
          ("openblas_set_num_threads64_", "openblas_get_num_threads64_"),
          ("openblas_set_num_threads", "openblas_get_num_threads"),
          ("MKL_Set_Num_Threads", "MKL_Get_Max_Threads"))
+_CORE_NAMES = ("scipy_openblas_get_corename64_", "scipy_openblas_get_corename",
+               "openblas_get_corename64_", "openblas_get_corename")
 _found = []
+_lib = []
 
 
 def _api():
@@ -40,6 +43,7 @@ def _api():
                 api = (getattr(lib, set_name), getattr(lib, get_name))
                 break
         if api is not None:
+            _lib.append(lib)
             break
     _found.append(api)
     return api
@@ -58,3 +62,18 @@ def blas_threads():
     """The BLAS thread count (None where its library is unknown)."""
     api = _api()
     return None if api is None else int(api[1]())
+
+
+def blas_core():
+    """The kernel family OpenBLAS chose for this processor ('Haswell', 'SkylakeX', ...;
+    ``OPENBLAS_CORETYPE`` overrides its own detection), None for another BLAS.  GEMM speed,
+    hence convolution and Linear speed, depends on it: benchmarks print it beside their
+    figures."""
+    if _api() is None or not _lib:
+        return None
+    for name in _CORE_NAMES:
+        fn = getattr(_lib[0], name, None)
+        if fn is not None:
+            fn.restype = ctypes.c_char_p
+            return fn().decode()
+    return None

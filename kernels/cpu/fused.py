@@ -1,9 +1,12 @@
 """Kernels of the fused ops of ops/defs/fused.py."""
 import numpy as np
 
+from ...ops.defs.nn_conv import conv_geometry
 from ...ops.registry import get_op
 from ..registry import kernel, FLOATS
 from .activation import ACTIVATIONS, ACTIVATIONS_INTO
+from .conv import _conv_setup, conv_forward
+from .winograd import winograd_conv3x3
 
 
 def fc(x, w, b, relu):
@@ -53,7 +56,6 @@ def _activate(out, act, alpha):
 
 @kernel("sampan_conv2d_fusion", dtypes=FLOATS)
 def sampan_conv2d_fusion(ins, attrs, need):
-    from .conv import _conv_setup, conv_forward
     x, w, b = ins
     x, _, g, pads, dil, strides, out = _conv_setup("sampan_conv2d_fusion", x, w, attrs)
     res = conv_forward(x, w, g, pads, dil, strides, out, bias=b)
@@ -61,3 +63,14 @@ def sampan_conv2d_fusion(ins, attrs, need):
 
 
 sampan_conv2d_fusion.fresh = True
+
+
+@kernel("sampan_conv2d_winograd", dtypes=FLOATS)
+def sampan_conv2d_winograd(ins, attrs, need):
+    x, u, b = ins
+    pads, _, _, out = conv_geometry(x.shape[2:], (3, 3), attrs)
+    res = winograd_conv3x3(x, u, pads, out, bias=b)
+    return (_activate(res, attrs["activation"], attrs["alpha"]),)
+
+
+sampan_conv2d_winograd.fresh = True

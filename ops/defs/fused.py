@@ -65,3 +65,41 @@ def _declare_conv_fusion():
 
 
 _declare_conv_fusion()
+
+
+# ------------------------------------------------------------------ winograd conv
+# ``sampan_conv2d_winograd``: the same convolution as ``sampan_conv2d_fusion`` for
+# a 3x3, stride-1, dilation-1, ungrouped, channel-first conv, computed by
+# Winograd F(4x4, 3x3) (kernels/cpu/winograd.py) from a Filter already
+# transformed once by the pass that writes the op (inference/winograd.py):
+# [36, O, C] instead of [O, C, 3, 3].
+def _winograd_infer(metas, attrs):
+    from .nn_conv import conv_geometry
+    x, u, b = metas
+    if attrs["activation"] not in CONV_ACTIVATIONS:
+        raise OpError(f"sampan_conv2d_winograd: activation must be one of "
+                      f"{list(CONV_ACTIVATIONS)}, got '{attrs['activation']}'")
+    if len(x.shape) != 4 or len(u.shape) != 3 or u.shape[0] not in (36, -1):
+        raise OpError(f"sampan_conv2d_winograd: needs a 4-D Input and a transformed "
+                      f"Filter [36, O, C], got shapes {list(x.shape)}, {list(u.shape)}")
+    if -1 not in (x.shape[1], u.shape[2]) and x.shape[1] != u.shape[2]:
+        raise OpError(f"sampan_conv2d_winograd: Input has {x.shape[1]} channels, the "
+                      f"Filter {u.shape[2]}")
+    if len(b.shape) != 1 or -1 not in (b.shape[0], u.shape[1]) and b.shape[0] != u.shape[1]:
+        raise OpError(f"sampan_conv2d_winograd: Bias must be 1-D with one value per output "
+                      f"channel ({u.shape[1]}), got shape {list(b.shape)}")
+    _, dil, strides, out = conv_geometry(tuple(x.shape[2:]), (3, 3), attrs)
+    if tuple(strides) != (1, 1) or tuple(dil) != (1, 1) or attrs["groups"] != 1:
+        raise OpError(f"sampan_conv2d_winograd: needs strides, dilations [1, 1] and groups "
+                      f"1, got {list(strides)}, {list(dil)}, {attrs['groups']}")
+    return (Meta((x.shape[0], u.shape[1]) + tuple(out), x.dtype),)
+
+
+def _declare_winograd():
+    from .nn_conv import _CONV_ATTRS
+    defop("sampan_conv2d_winograd", "Input Filter Bias", "Output",
+          _CONV_ATTRS + (("activation", "STRING", ""), ("alpha", "FLOAT", 0.0)),
+          infer=_winograd_infer, same_dtype=("Input", "Filter", "Bias"))
+
+
+_declare_winograd()

@@ -7,6 +7,8 @@ The window geometry (Paddle's padding algorithms, output sizes) lives here
 once, for any number of spatial dims; the kernels import it, so infer_meta
 and the kernels cannot disagree.
 """
+import functools
+
 import numpy as np
 
 from ..declare import defop, defgrad, grad_op, grad_chain, REQUIRED
@@ -69,14 +71,21 @@ def conv_out(i, k, s, pad, d):
 
 
 def conv_geometry(in_hw, k_hw, attrs):
-    """(pads, dilations, strides, output sizes) of a convolution."""
+    """(pads, dilations, strides, output sizes) of a convolution, each a tuple;
+    remembered per (sizes, attributes): kernels ask it on every call."""
+    return _geometry(tuple(in_hw), tuple(k_hw), tuple(attrs["strides"]),
+                     tuple(attrs["paddings"]), attrs["padding_algorithm"],
+                     tuple(attrs["dilations"]))
+
+
+@functools.lru_cache(maxsize=4096)
+def _geometry(in_hw, k_hw, strides, paddings, algorithm, dilations):
     n = len(in_hw)
-    strides = _dims(attrs["strides"], n, "strides", positive=True)
-    pads, dil = resolve_padding(in_hw, k_hw, strides, attrs["paddings"],
-                                attrs["padding_algorithm"],
-                                _dims(attrs["dilations"], n, "dilations", positive=True))
+    strides = tuple(_dims(strides, n, "strides", positive=True))
+    pads, dil = resolve_padding(in_hw, k_hw, strides, paddings, algorithm,
+                                _dims(dilations, n, "dilations", positive=True))
     out = tuple(conv_out(i, k, s, p, d) for i, k, s, p, d in zip(in_hw, k_hw, strides, pads, dil))
-    return pads, dil, strides, out
+    return pads, tuple(dil), strides, out
 
 
 _LAYOUTS = {"NCHW": False, "NCDHW": False, "AnyLayout": False, "NHWC": True, "NDHWC": True}

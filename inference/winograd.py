@@ -1,0 +1,59 @@
+"""``sampan_conv_winograd_pass``: a fused 3x3 convolution (stride 1, dilation 1,
+ungrouped, channel-first) whose channels and output size make Winograd pay
+becomes ``sampan_conv2d_winograd`` (ops/defs/fused.py), its filter transformed
+once here into a new parameter ``<filter>@winograd4`` [36, O, C]
+(kernels/cpu/winograd.py).  Runs after ``conv_elementwise_add_act_fuse_pass``,
+whose ``sampan_conv2d_fusion`` ops it rewrites (bias and activation kept).
+
+When it pays (measured on one core, float32, batch 1 and 16): the GEMM of
+F(4x4, 3x3) does a quarter of im2col's multiplications, but the tile
+transforms are memory passes over about 2.25x the input and output, so the
+pass takes convolutions with at least ``MIN_CHANNELS`` input and output
+channels and an output of at least ``MIN_SIDE`` x ``MIN_SIDE`` (known from the
+program's variable shapes; an unknown height or width keeps the direct conv).
+Outputs differ from the direct convolution by rounding: about 1e-5 of the
+output's scale (tests/inference/test_winograd.py).
+"""
+from ..program.passes.graph import replace
+from ..kernels.cpu.winograd import filter_transform
+from .conv_bias_act import FUSED_CONV
+
+__all__ = ["conv_winograd", "WINOGRAD_CONV", "MIN_CHANNELS", "MIN_SIDE"]
+
+WINOGRAD_CONV = "sampan_conv2d_winograd"
+MIN_CHANNELS = 64
+MIN_SIDE = 14
+_ATTRS = ("strides", "paddings", "padding_algorithm", "dilations", "groups", "data_format",
+          "activation", "alpha")
+
+
+def _eligible(op, params):
+    if op.type != FUSED_CONV:
+        return False
+    w = params.get(op.input("Filter")[0])
+    if w is None or w.ndim != 4 or w.shape[2:] != (3, 3):
+        return False
+    if min(w.shape[:2]) < MIN_CHANNELS or op.attr("groups") != 1 or \
+            list(op.attr("strides")) not in ([1, 1], [1]) or \
+            list(op.attr("dilations")) not in ([1, 1], [1]):
+        return False
+    out = op.block.var(op.output("Output")[0])
+    return len(out.shape) == 4 and min(out.shape[2:]) >= MIN_SIDE
+
+
+def conv_winograd(p, params, feeds, fetch_src):
+    """Rewrite every eligible fused conv of ``p``'s global block; returns how many."""
+    block = p.global_block()
+    found = [op for op in block.ops if _eligible(op, params)]
+    for op in found:
+        wname = op.input("Filter")[0]
+        uname = wname + "@winograd4"
+        if uname not in params:
+            params[uname] = filter_transform(params[wname])
+        if not block.has_var(uname):
+            block.create_var(name=uname, shape=list(params[uname].shape),
+                             dtype=params[uname].dtype, persistable=True)
+        replace(block, [op], op, WINOGRAD_CONV,
+                {"Input": op.input("Input"), "Filter": [uname], "Bias": op.input("Bias")},
+                {"Output": op.output("Output")}, {k: op.attr(k) for k in _ATTRS})
+    return len(found)

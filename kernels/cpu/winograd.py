@@ -1,0 +1,104 @@
+"""Winograd F(4x4, 3x3) convolution: a 3x3, stride-1, ungrouped convolution in
+about a quarter of the multiplications of im2col + GEMM (Lavin & Gray, "Fast
+Algorithms for Convolutional Neural Networks", interpolation points 0, +-1,
++-2, infinity).
+
+The output is cut into 4x4 tiles; each reads a 6x6 tile of the padded input.
+With B, G, A the transform matrices below::
+
+    V = B^T d B          (every input tile d, every channel)
+    U = G g G^T          (every 3x3 filter g: once, when the predictor loads)
+    M[xi] = U[xi] @ V[xi]    for each of the 36 positions xi of a 6x6 tile:
+                             (O, C) @ (C, tiles), one batched GEMM
+    Y = A^T M A          (4x4 outputs per tile and output channel)
+
+Both tile transforms are one small dense GEMM each (Kronecker products of the
+1-D transforms: 36x36 and 16x36), so every step is a BLAS call or one strided
+copy (numba loops applying B^T and A^T as their few additions per tile,
+tried as the transforms, ran 1.5-4x slower than these GEMMs).  The filter
+transform ``filter_transform`` runs once, in float64, when the predictor
+loads (inference/winograd.py, ``sampan_conv_winograd_pass``); float32 results
+differ from im2col's by rounding, about 1e-5 of the output's scale (the
+transforms' entries up to 8 amplify rounding).
+
+Samples run in chunks whose transformed input fits ``_BLOCK_BYTES`` (the
+batched GEMM re-reads it once per output channel block).
+"""
+import numpy as np
+
+__all__ = ["TILE", "filter_transform", "winograd_conv3x3"]
+
+TILE = 4                       # output tile size m of F(m x m, 3 x 3)
+_A = TILE + 2                  # input tile size
+
+_AT = np.array([[1, 1, 1, 1, 1, 0],
+                [0, 1, -1, 2, -2, 0],
+                [0, 1, 1, 4, 4, 0],
+                [0, 1, -1, 8, -8, 1]], np.float64)
+_G = np.array([[1 / 4, 0, 0],
+               [-1 / 6, -1 / 6, -1 / 6],
+               [-1 / 6, 1 / 6, -1 / 6],
+               [1 / 24, 1 / 12, 1 / 6],
+               [1 / 24, -1 / 12, 1 / 6],
+               [0, 0, 1]], np.float64)
+_BT = np.array([[4, 0, -5, 0, 1, 0],
+                [0, -4, -4, 1, 1, 0],
+                [0, 4, -4, -1, 1, 0],
+                [0, -2, -1, 2, 1, 0],
+                [0, 2, -1, -2, 1, 0],
+                [0, 4, 0, -5, 0, 1]], np.float64)
+_IN = np.kron(_BT, _BT)        # (36, 36): flat 6x6 tile -> its transform
+_OUT = np.kron(_AT, _AT)       # (16, 36): flat transformed product -> 4x4 outputs
+_CAST = {}
+
+_BLOCK_BYTES = 4 << 20
+
+
+def filter_transform(w):
+    """(O, C, 3, 3) filters -> U, (36, O, C) in ``w``'s dtype (computed in float64)."""
+    o, c = w.shape[:2]
+    u = np.einsum("ik,ockl,jl->ijoc", _G, w.astype(np.float64), _G, optimize=True)
+    return np.ascontiguousarray(u.reshape(_A * _A, o, c).astype(w.dtype))
+
+
+def _mats(dtype):
+    m = _CAST.get(dtype)
+    if m is None:
+        m = _CAST[dtype] = (_IN.astype(dtype), _OUT.astype(dtype))
+    return m
+
+
+def winograd_conv3x3(x, u, pads, out, bias=None):
+    """The stride-1 3x3 convolution of channel-first ``x`` (N, C, H, W) by the
+    filters whose transform is ``u`` (36, O, C), ``pads`` ((top, bottom),
+    (left, right)), output sizes ``out`` (Ho, Wo); ``bias`` (O,) added."""
+    n, c, h, w = x.shape
+    o = u.shape[1]
+    ho, wo = out
+    th, tw = -(-ho // TILE), -(-wo // TILE)
+    hp, wp = TILE * th + 2, TILE * tw + 2
+    (pt, _), (pl, _) = pads
+    kin, kout = _mats(x.dtype)
+    res = np.empty((n, o, ho, wo), np.result_type(x, u))
+    per_sample = _A * _A * c * th * tw * x.itemsize
+    chunk = max(1, _BLOCK_BYTES // max(per_sample, 1))
+    rows, cols = min(h, hp - pt), min(w, wp - pl)    # input the tiles read
+    for i in range(0, n, chunk):
+        xs = x[i:i + chunk]
+        m = xs.shape[0]
+        xp = np.zeros((m, c, hp, wp), x.dtype)
+        xp[:, :, pt:pt + rows, pl:pl + cols] = xs[:, :, :rows, :cols]
+        s = xp.strides
+        tiles = np.lib.stride_tricks.as_strided(
+            xp, (_A, _A, c, m, th, tw), (s[2], s[3], s[1], s[0], TILE * s[2], TILE * s[3]),
+            writeable=False)
+        v = (kin @ tiles.reshape(_A * _A, -1)).reshape(_A * _A, c, m * th * tw)
+        prod = np.matmul(u, v)                                     # (36, O, tiles)
+        y = (kout @ prod.reshape(_A * _A, -1)).reshape(TILE, TILE, o, m, th, tw)
+        y = y.transpose(3, 2, 4, 0, 5, 1).reshape(m, o, TILE * th, TILE * tw)[:, :, :ho, :wo]
+        if bias is None:
+            res[i:i + m] = y
+        else:
+            np.add(y, bias.reshape(o, 1, 1), out=res[i:i + m])
+    return res
+

@@ -1,0 +1,130 @@
+"""Winograd F(4x4, 3x3) (kernels/cpu/winograd.py) and the Predictor's
+sampan_conv_winograd_pass (inference/winograd.py): the kernel equals the
+direct convolution computed in float64 to 3e-5 of the output's scale, with
+any padding, odd output sizes and batches split into chunks; the pass rewrites exactly the eligible fused
+convs, and the optimized predictor's outputs equal the unoptimized one's."""
+import numpy as np
+import pytest
+
+import sampan as paddle
+from sampan.inference import winograd as pass_mod
+from sampan.kernels.cpu import conv as direct
+from sampan.kernels.cpu import winograd as W
+from sampan.ops.defs.nn_conv import conv_out
+from sampan.static import InputSpec
+
+TOL = 3e-5
+
+
+def _reference(x, w, pads, b):
+    out = tuple(conv_out(i, 3, 1, p, 1) for i, p in zip(x.shape[2:], pads))
+    ref = direct.conv_forward(x.astype(np.float64), w.astype(np.float64), 1, pads, (1, 1),
+                              (1, 1), out, None if b is None else b.astype(np.float64))
+    return ref, out
+
+
+@pytest.mark.parametrize("n, c, o, hw, pads", [
+    (1, 8, 6, (12, 12), ((1, 1), (1, 1))),
+    (2, 5, 7, (9, 11), ((1, 1), (1, 1))),        # outputs not a multiple of the tile
+    (3, 4, 4, (10, 7), ((0, 0), (0, 0))),
+    (2, 6, 3, (8, 9), ((2, 1), (0, 2))),          # asymmetric padding
+    (1, 3, 2, (5, 5), ((1, 0), (3, 3))),
+])
+@pytest.mark.parametrize("bias", [False, True])
+def test_kernel_equals_the_direct_convolution(n, c, o, hw, pads, bias):
+    rs = np.random.RandomState(n * 100 + c)
+    x = rs.standard_normal((n, c) + hw).astype("float32")
+    w = (rs.standard_normal((o, c, 3, 3)) / 3).astype("float32")
+    b = rs.standard_normal(o).astype("float32") if bias else None
+    ref, out = _reference(x, w, pads, b)
+    got = W.winograd_conv3x3(x, W.filter_transform(w), pads, out, b)
+    assert got.shape == ref.shape and got.dtype == np.float32
+    assert np.abs(got - ref).max() <= TOL * np.abs(ref).max()
+
+
+def test_batches_in_chunks(monkeypatch):
+    rs = np.random.RandomState(3)
+    x = rs.standard_normal((5, 4, 9, 9)).astype("float32")
+    w = rs.standard_normal((6, 4, 3, 3)).astype("float32")
+    u, pads = W.filter_transform(w), ((1, 1), (1, 1))
+    ref, _ = _reference(x, w, pads, None)
+    monkeypatch.setattr(W, "_BLOCK_BYTES", 1)          # one sample per chunk
+    chunked = W.winograd_conv3x3(x, u, pads, (9, 9))
+    assert np.abs(chunked - ref).max() <= TOL * np.abs(ref).max()
+
+
+def test_float64_is_exact_to_double_rounding():
+    rs = np.random.RandomState(4)
+    x, w = rs.standard_normal((1, 3, 8, 8)), rs.standard_normal((2, 3, 3, 3))
+    ref, out = _reference(x, w, ((1, 1), (1, 1)), None)
+    got = W.winograd_conv3x3(x, W.filter_transform(w), ((1, 1), (1, 1)), out)
+    assert got.dtype == np.float64
+    assert np.abs(got - ref).max() <= 1e-12 * np.abs(ref).max()
+
+
+class Net(paddle.nn.Layer):
+    """conv 3x3 (rewritten), conv 3x3 stride 2 and a narrow conv (kept)."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.a = paddle.nn.Conv2D(c, c, 3, padding=1)
+        self.bn = paddle.nn.BatchNorm2D(c)
+        self.b = paddle.nn.Conv2D(c, c, 3, stride=2, padding=1)
+        self.c = paddle.nn.Conv2D(c, 8, 3, padding=1)
+
+    def forward(self, x):
+        h = paddle.nn.functional.relu(self.bn(self.a(x)))
+        return self.c(self.b(h) + 1.0), h
+
+
+def _predictor(prefix, ir, skip=()):
+    cfg = paddle.inference.Config(prefix + ".pdmodel", prefix + ".pdiparams")
+    cfg.switch_ir_optim(ir)
+    for name in skip:
+        cfg.delete_pass(name)
+    return paddle.inference.create_predictor(cfg)
+
+
+def _types(pred):
+    return [op.type for op in pred._core.program.global_block().ops]
+
+
+def test_pass_rewrites_the_eligible_conv_and_keeps_the_outputs(tmp_path, monkeypatch):
+    monkeypatch.setattr(pass_mod, "MIN_SIDE", 8)
+    c = pass_mod.MIN_CHANNELS
+    paddle.seed(7)
+    net = Net(c)
+    net.eval()
+    prefix = str(tmp_path / "m")
+    paddle.jit.save(net, prefix, input_spec=[InputSpec([None, c, 16, 16], "float32")])
+    plain, fast = _predictor(prefix, False), _predictor(prefix, True)
+    no_wino = _predictor(prefix, True, skip=["sampan_conv_winograd_pass"])
+    assert _types(fast).count(pass_mod.WINOGRAD_CONV) == 1       # only self.a
+    assert pass_mod.WINOGRAD_CONV not in _types(no_wino)
+    assert "sampan_conv_winograd_pass: sampan_conv2d_fusion x1 -> " \
+           "sampan_conv2d_winograd x1" in fast.explain()
+    x = np.random.RandomState(1).standard_normal([2, c, 16, 16]).astype("float32")
+    for want, got in zip(plain.run([x]), fast.run([x])):
+        assert np.abs(got - want).max() <= TOL * np.abs(want).max()
+
+
+def test_unknown_spatial_sizes_keep_the_direct_conv(tmp_path):
+    c = pass_mod.MIN_CHANNELS
+    net = Net(c)
+    net.eval()
+    prefix = str(tmp_path / "m")
+    paddle.jit.save(net, prefix, input_spec=[InputSpec([None, c, None, None], "float32")])
+    assert pass_mod.WINOGRAD_CONV not in _types(_predictor(prefix, True))
+
+
+def test_bad_filter_is_named():
+    from sampan.ops.registry import get_op, Meta, OpError
+    op = get_op("sampan_conv2d_winograd")
+    attrs = dict(op.default_attrs, paddings=[1, 1])
+    x, b = Meta((1, 4, 8, 8), "float32"), Meta((6,), "float32")
+    with pytest.raises(OpError, match=r"transformed Filter \[36, O, C\]"):
+        op.infer_meta([x, Meta((6, 4, 3, 3), "float32"), b], attrs)
+    with pytest.raises(OpError, match="Input has 4 channels, the Filter 5"):
+        op.infer_meta([x, Meta((36, 6, 5), "float32"), b], attrs)
+    (m,) = op.infer_meta([x, Meta((36, 6, 4), "float32"), b], attrs)
+    assert tuple(m.shape) == (1, 6, 8, 8)
