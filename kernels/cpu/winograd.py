@@ -22,7 +22,8 @@ differ from im2col's by rounding, about 1e-5 of the output's scale (the
 transforms' entries up to 8 amplify rounding).
 
 Samples run in chunks whose transformed input fits ``_BLOCK_BYTES`` (the
-batched GEMM re-reads it once per output channel block).
+batched GEMM re-reads it once per output channel block), a sample too large
+for it in bands of tile rows.
 """
 import numpy as np
 
@@ -73,32 +74,40 @@ def winograd_conv3x3(x, u, pads, out, bias=None):
     filters whose transform is ``u`` (36, O, C), ``pads`` ((top, bottom),
     (left, right)), output sizes ``out`` (Ho, Wo); ``bias`` (O,) added."""
     n, c, h, w = x.shape
-    o = u.shape[1]
     ho, wo = out
     th, tw = -(-ho // TILE), -(-wo // TILE)
     hp, wp = TILE * th + 2, TILE * tw + 2
     (pt, _), (pl, _) = pads
-    kin, kout = _mats(x.dtype)
-    res = np.empty((n, o, ho, wo), np.result_type(x, u))
-    per_sample = _A * _A * c * th * tw * x.itemsize
-    chunk = max(1, _BLOCK_BYTES // max(per_sample, 1))
+    res = np.empty((n, u.shape[1], ho, wo), np.result_type(x, u))
+    per_row = _A * _A * c * tw * x.itemsize          # transformed input of a tile row
+    chunk = max(1, _BLOCK_BYTES // max(per_row * th, 1))
+    band = th if chunk > 1 else max(1, _BLOCK_BYTES // max(per_row, 1))
     rows, cols = min(h, hp - pt), min(w, wp - pl)    # input the tiles read
     for i in range(0, n, chunk):
         xs = x[i:i + chunk]
-        m = xs.shape[0]
-        xp = np.zeros((m, c, hp, wp), x.dtype)
+        xp = np.zeros((xs.shape[0], c, hp, wp), x.dtype)
         xp[:, :, pt:pt + rows, pl:pl + cols] = xs[:, :, :rows, :cols]
-        s = xp.strides
-        tiles = np.lib.stride_tricks.as_strided(
-            xp, (_A, _A, c, m, th, tw), (s[2], s[3], s[1], s[0], TILE * s[2], TILE * s[3]),
-            writeable=False)
-        v = (kin @ tiles.reshape(_A * _A, -1)).reshape(_A * _A, c, m * th * tw)
-        prod = np.matmul(u, v)                                     # (36, O, tiles)
-        y = (kout @ prod.reshape(_A * _A, -1)).reshape(TILE, TILE, o, m, th, tw)
-        y = y.transpose(3, 2, 4, 0, 5, 1).reshape(m, o, TILE * th, TILE * tw)[:, :, :ho, :wo]
-        if bias is None:
-            res[i:i + m] = y
-        else:
-            np.add(y, bias.reshape(o, 1, 1), out=res[i:i + m])
+        for r in range(0, th, band):                 # a large map: bands of tile rows
+            _tiles(xp, u, r, min(band, th - r), tw, bias, res[i:i + chunk], ho, wo)
     return res
 
+
+def _tiles(xp, u, r, nr, tw, bias, dst, ho, wo):
+    """Output rows [4r, 4(r + nr)) of ``dst`` (M, O, Ho, Wo) from the padded
+    input ``xp`` (M, C, Hp, Wp): the three steps for ``nr`` rows of tiles."""
+    m, c = xp.shape[:2]
+    o = u.shape[1]
+    kin, kout = _mats(xp.dtype)
+    s = xp.strides
+    tiles = np.lib.stride_tricks.as_strided(
+        xp[:, :, TILE * r:], (_A, _A, c, m, nr, tw),
+        (s[2], s[3], s[1], s[0], TILE * s[2], TILE * s[3]), writeable=False)
+    v = (kin @ tiles.reshape(_A * _A, -1)).reshape(_A * _A, c, m * nr * tw)
+    prod = np.matmul(u, v)                                         # (36, O, tiles)
+    y = (kout @ prod.reshape(_A * _A, -1)).reshape(TILE, TILE, o, m, nr, tw)
+    y0, y1 = TILE * r, min(TILE * (r + nr), ho)
+    y = y.transpose(3, 2, 4, 0, 5, 1).reshape(m, o, TILE * nr, TILE * tw)[:, :, :y1 - y0, :wo]
+    if bias is None:
+        dst[:, :, y0:y1] = y
+    else:
+        np.add(y, bias.reshape(o, 1, 1), out=dst[:, :, y0:y1])

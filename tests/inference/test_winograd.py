@@ -42,15 +42,17 @@ def test_kernel_equals_the_direct_convolution(n, c, o, hw, pads, bias):
     assert np.abs(got - ref).max() <= TOL * np.abs(ref).max()
 
 
-def test_batches_in_chunks(monkeypatch):
+@pytest.mark.parametrize("block", [1, 4000])
+def test_batches_in_chunks_and_bands_of_tile_rows(monkeypatch, block):
+    # block 1: one sample and one row of tiles at a time; 4000: bands of 2 rows
     rs = np.random.RandomState(3)
-    x = rs.standard_normal((5, 4, 9, 9)).astype("float32")
+    x = rs.standard_normal((5, 4, 17, 9)).astype("float32")
     w = rs.standard_normal((6, 4, 3, 3)).astype("float32")
     u, pads = W.filter_transform(w), ((1, 1), (1, 1))
     ref, _ = _reference(x, w, pads, None)
-    monkeypatch.setattr(W, "_BLOCK_BYTES", 1)          # one sample per chunk
-    chunked = W.winograd_conv3x3(x, u, pads, (9, 9))
-    assert np.abs(chunked - ref).max() <= TOL * np.abs(ref).max()
+    monkeypatch.setattr(W, "_BLOCK_BYTES", block)
+    got = W.winograd_conv3x3(x, u, pads, (17, 9))
+    assert np.abs(got - ref).max() <= TOL * np.abs(ref).max()
 
 
 def test_float64_is_exact_to_double_rounding():

@@ -1,0 +1,60 @@
+"""The numba depthwise 3x3 kernel (kernels/cpu/depthwise.py) against conv
+forward's im2col path: strides 1 and 2, symmetric and asymmetric padding,
+odd sizes, float32 and float64, with and without a bias; the layers it does
+not take (another kernel size, dilation, channel multiplier) give None."""
+import numpy as np
+import pytest
+
+from sampan.kernels.cpu import conv as C
+from sampan.kernels.cpu import depthwise as D
+from sampan.ops.defs.nn_conv import conv_out
+
+pytestmark = pytest.mark.skipif(D._compiled() is None, reason="numba not available")
+
+
+def _im2col(x, w, pads, strides, out, bias, monkeypatch):
+    with monkeypatch.context() as m:
+        m.setattr(D, "_COMPILED", [None])
+        return C.conv_forward(x, w, x.shape[1], pads, (1, 1), strides, out, bias)
+
+
+@pytest.mark.parametrize("dtype, tol", [("float32", 1e-5), ("float64", 1e-12)])
+@pytest.mark.parametrize("shape, strides, pads", [
+    ((2, 5, 9, 11), (1, 1), ((1, 1), (1, 1))),
+    ((1, 3, 8, 8), (2, 2), ((1, 1), (1, 1))),
+    ((3, 4, 7, 10), (2, 1), ((0, 2), (1, 0))),
+    ((1, 6, 5, 4), (1, 2), ((0, 0), (0, 0))),
+])
+@pytest.mark.parametrize("with_bias", [False, True])
+def test_equals_the_im2col_path(monkeypatch, dtype, tol, shape, strides, pads, with_bias):
+    rs = np.random.RandomState(sum(shape))
+    x = rs.standard_normal(shape).astype(dtype)
+    w = rs.standard_normal((shape[1], 1, 3, 3)).astype(dtype)
+    b = rs.standard_normal(shape[1]).astype(dtype) if with_bias else None
+    out = tuple(conv_out(i, 3, s, p, 1) for i, s, p in zip(shape[2:], strides, pads))
+    want = _im2col(x, w, pads, strides, out, b, monkeypatch)
+    got = D.depthwise3x3(x, w, pads, (1, 1), strides, out, b)
+    assert got is not None and got.dtype == np.dtype(dtype) and got.shape == want.shape
+    assert np.abs(got - want).max() <= tol * max(np.abs(want).max(), 1.0)
+
+
+def test_channel_last_view(monkeypatch):
+    rs = np.random.RandomState(1)
+    x = rs.standard_normal((2, 6, 7, 4)).astype("float32").transpose(0, 3, 1, 2)
+    w = rs.standard_normal((4, 1, 3, 3)).astype("float32")
+    pads = ((1, 1), (1, 1))
+    want = _im2col(np.ascontiguousarray(x), w, pads, (1, 1), (6, 7), None, monkeypatch)
+    got = D.depthwise3x3(x, w, pads, (1, 1), (1, 1), (6, 7))
+    assert np.abs(got - want).max() <= 1e-5 * np.abs(want).max()
+
+
+@pytest.mark.parametrize("wshape, dil, dtype", [
+    ((4, 1, 5, 5), (1, 1), "float32"),     # another kernel size
+    ((4, 1, 3, 3), (2, 2), "float32"),     # dilation
+    ((8, 1, 3, 3), (1, 1), "float32"),     # channel multiplier 2
+    ((4, 1, 3, 3), (1, 1), "int32"),
+])
+def test_layers_it_does_not_take(wshape, dil, dtype):
+    x = np.ones((1, 4, 9, 9), dtype)
+    assert D.depthwise3x3(x, np.ones(wshape, dtype), ((1, 1), (1, 1)), dil, (1, 1),
+                          (9, 9)) is None
