@@ -45,7 +45,8 @@ def batch_norm(ins, attrs, need):
     bias = np.zeros(c, dt) if bias is None else bias
     if _bn_global(attrs):
         inv = (1.0 / np.sqrt(var + eps)).astype(dt, copy=False)
-        y = x * (scale * inv).reshape(bs) + (bias - mean * inv * scale).reshape(bs)
+        y = x * (scale * inv).reshape(bs)
+        y += (bias - mean * inv * scale).reshape(bs)
         return y.astype(dt, copy=False), mean.copy(), var.copy(), mean.copy(), inv, None
     if x.size // c == 1:                 # one value per channel: Paddle leaves x as is
         return x.copy(), mean.copy(), var.copy(), np.zeros(c, dt), np.zeros(c, dt), None

@@ -52,6 +52,8 @@ _IN = np.kron(_BT, _BT)        # (36, 36): flat 6x6 tile -> its transform
 _OUT = np.kron(_AT, _AT)       # (16, 36): flat transformed product -> 4x4 outputs
 _CAST = {}
 
+# transformed input per block (inside whole models 4 MB ran as fast as 2 MB and
+# up to 1.25x faster than 1 MB: VGG13 at batch 1 112 against 140 ms)
 _BLOCK_BYTES = 4 << 20
 
 
