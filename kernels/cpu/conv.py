@@ -12,8 +12,8 @@ contiguous runs, no pad call), computing the spatial dims after the first at
 their padded sizes and copying the output without the extras; where those
 extra columns would be over a quarter of the output's width (a 3x3 kernel on
 a 7x7 map: 63 GEMM columns instead of 49, measured 1.5x slower) a large
-convolution takes im2col instead.  Depthwise 3x3 layers run numba's compiled
-kernel where numba is present (kernels/cpu/depthwise.py).
+convolution takes im2col instead.  Depthwise 3x3, 5x5 and 7x7 layers run
+numba's compiled kernels where numba is present (kernels/cpu/depthwise.py).
 """
 import functools
 import itertools
@@ -26,7 +26,7 @@ from ...ops.defs.nn_conv import (conv_geometry, convt_geometry, channel_last,
                                  check_conv_channels)
 from ..registry import kernel
 from .bilinear import Bilinear, register
-from .depthwise import depthwise3x3
+from .depthwise import depthwise
 
 
 # ------------------------------------------------------------------ windows
@@ -136,7 +136,7 @@ def conv_forward(x, w, g, pads, dil, strides, out, bias=None):
     n = x.shape[0]
     o, cg = w.shape[:2]
     if cg == 1 and g == o > 1 and len(out) == 2 and all(out):
-        res = depthwise3x3(x, w, pads, dil, strides, out, bias)
+        res = depthwise(x, w, pads, dil, strides, out, bias)
         if res is not None:
             return res
     k = cg * math.prod(w.shape[2:])

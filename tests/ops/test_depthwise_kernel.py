@@ -1,7 +1,8 @@
-"""The numba depthwise 3x3 kernel (kernels/cpu/depthwise.py) against conv
-forward's im2col path: strides 1 and 2, symmetric and asymmetric padding,
-odd sizes, float32 and float64, with and without a bias; the layers it does
-not take (another kernel size, dilation, channel multiplier) give None."""
+"""The numba depthwise kernels (kernels/cpu/depthwise.py: 3x3, 5x5, 7x7)
+against conv forward's im2col path: strides 1 and 2, symmetric and
+asymmetric padding, odd sizes, float32 and float64, with and without a bias;
+the layers they do not take (another kernel size, dilation, channel
+multiplier, integers) give None."""
 import numpy as np
 import pytest
 
@@ -9,12 +10,12 @@ from sampan.kernels.cpu import conv as C
 from sampan.kernels.cpu import depthwise as D
 from sampan.ops.defs.nn_conv import conv_out
 
-pytestmark = pytest.mark.skipif(D._compiled() is None, reason="numba not available")
+pytestmark = pytest.mark.skipif(D._compiled(3) is None, reason="numba not available")
 
 
 def _im2col(x, w, pads, strides, out, bias, monkeypatch):
     with monkeypatch.context() as m:
-        m.setattr(D, "_COMPILED", [None])
+        m.setattr(D, "_COMPILED", {k: None for k in D.SIZES})
         return C.conv_forward(x, w, x.shape[1], pads, (1, 1), strides, out, bias)
 
 
@@ -26,14 +27,16 @@ def _im2col(x, w, pads, strides, out, bias, monkeypatch):
     ((1, 6, 5, 4), (1, 2), ((0, 0), (0, 0))),
 ])
 @pytest.mark.parametrize("with_bias", [False, True])
-def test_equals_the_im2col_path(monkeypatch, dtype, tol, shape, strides, pads, with_bias):
+@pytest.mark.parametrize("k", D.SIZES)
+def test_equals_the_im2col_path(monkeypatch, dtype, tol, shape, strides, pads, with_bias, k):
     rs = np.random.RandomState(sum(shape))
     x = rs.standard_normal(shape).astype(dtype)
-    w = rs.standard_normal((shape[1], 1, 3, 3)).astype(dtype)
+    w = rs.standard_normal((shape[1], 1, k, k)).astype(dtype)
     b = rs.standard_normal(shape[1]).astype(dtype) if with_bias else None
-    out = tuple(conv_out(i, 3, s, p, 1) for i, s, p in zip(shape[2:], strides, pads))
+    pads = tuple((a + k // 2 - 1, c + k // 2 - 1) for a, c in pads)
+    out = tuple(conv_out(i, k, s, p, 1) for i, s, p in zip(shape[2:], strides, pads))
     want = _im2col(x, w, pads, strides, out, b, monkeypatch)
-    got = D.depthwise3x3(x, w, pads, (1, 1), strides, out, b)
+    got = D.depthwise(x, w, pads, (1, 1), strides, out, b)
     assert got is not None and got.dtype == np.dtype(dtype) and got.shape == want.shape
     assert np.abs(got - want).max() <= tol * max(np.abs(want).max(), 1.0)
 
@@ -44,17 +47,18 @@ def test_channel_last_view(monkeypatch):
     w = rs.standard_normal((4, 1, 3, 3)).astype("float32")
     pads = ((1, 1), (1, 1))
     want = _im2col(np.ascontiguousarray(x), w, pads, (1, 1), (6, 7), None, monkeypatch)
-    got = D.depthwise3x3(x, w, pads, (1, 1), (1, 1), (6, 7))
+    got = D.depthwise(x, w, pads, (1, 1), (1, 1), (6, 7))
     assert np.abs(got - want).max() <= 1e-5 * np.abs(want).max()
 
 
 @pytest.mark.parametrize("wshape, dil, dtype", [
-    ((4, 1, 5, 5), (1, 1), "float32"),     # another kernel size
+    ((4, 1, 4, 4), (1, 1), "float32"),     # another kernel size
+    ((4, 1, 3, 5), (1, 1), "float32"),     # not square
     ((4, 1, 3, 3), (2, 2), "float32"),     # dilation
     ((8, 1, 3, 3), (1, 1), "float32"),     # channel multiplier 2
     ((4, 1, 3, 3), (1, 1), "int32"),
 ])
 def test_layers_it_does_not_take(wshape, dil, dtype):
     x = np.ones((1, 4, 9, 9), dtype)
-    assert D.depthwise3x3(x, np.ones(wshape, dtype), ((1, 1), (1, 1)), dil, (1, 1),
-                          (9, 9)) is None
+    assert D.depthwise(x, np.ones(wshape, dtype), ((1, 1), (1, 1)), dil, (1, 1),
+                       (9, 9)) is None
