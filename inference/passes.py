@@ -16,6 +16,10 @@ fused kernels (rounding).
 - ``sampan_conv_winograd_pass``: those fused convs that are 3x3, stride 1 and wide
   enough run as Winograd F(4x4, 3x3) from a filter transformed once
   (inference/winograd.py; equal to rounding, about 1e-5 of the output's scale).
+- ``sampan_batch_norm_affine_pass``: the inference batch_norms left (no conv before
+  them) become elementwise_mul + elementwise_add of per-channel parameters, the
+  same numbers, which the elementwise fusion then compiles with what follows
+  (inference/bn_affine.py).
 - ``fc_fuse_pass``: ``matmul_v2(x, W)`` + ``elementwise_add(·, b)`` [+ ``relu``] with a
   2-D weight and 1-D bias (both parameters) and intermediates used once becomes
   one ``sampan_fc`` op: ``out = x @ W; out += b; max(out, 0, out=out)`` (Paddle
@@ -42,6 +46,7 @@ from .conv_bn_fold import conv_bn_fuse as _conv_bn_fuse
 from .conv_bias_act import conv_bias_act_fuse as _conv_bias_act_fuse
 from .constant_fold import constant_folding as _constant_folding
 from .winograd import conv_winograd
+from .bn_affine import batch_norm_affine
 from .simplify import is_test_pass, delete_dropout_op_pass, dead_code_elimination
 
 __all__ = ["PASSES", "optimize", "optimize_program", "describe", "FC_OP"]
@@ -160,6 +165,11 @@ def _conv_bias_act(p, params, feeds, fetch_src):
     return fetch_src
 
 
+def _bn_affine(p, params, feeds, fetch_src):
+    batch_norm_affine(p, params, feeds, fetch_src, _uses(p))
+    return fetch_src
+
+
 def _conv_bn(p, params, feeds, fetch_src):
     _conv_bn_fuse(p, params, feeds, fetch_src, _uses(p))
     return fetch_src
@@ -175,6 +185,7 @@ PASSES = {
     "conv_bn_fuse_pass": _conv_bn,
     "conv_elementwise_add_act_fuse_pass": _conv_bias_act,
     "sampan_conv_winograd_pass": _counting(conv_winograd),
+    "sampan_batch_norm_affine_pass": _bn_affine,
     "fc_fuse_pass": fc_fuse,
     "sampan_fuse_elementwise_pass": fuse_elementwise,
     "dead_code_elimination_pass": _counting(dead_code_elimination),

@@ -87,6 +87,7 @@ def test_pass_builder_names_and_delete_pass(saved):
     assert {"conv_bn_fuse_pass", "fc_fuse_pass", "constant_folding_pass",
             "is_test_pass"} <= set(names)
     cfg.delete_pass("conv_bn_fuse_pass")
+    cfg.delete_pass("sampan_batch_norm_affine_pass")
     cfg.delete_pass("a_pass_sampan_does_not_have")
     assert "conv_bn_fuse_pass" not in cfg.pass_builder().all_passes()
     pred = paddle.inference.create_predictor(cfg)
