@@ -17,6 +17,8 @@ from .tensor import *  # noqa: F401,F403
 from .tensor import methods as _methods
 
 _methods.install(Tensor)
+from .dygraph import fast_operators as _fast_operators  # noqa: E402
+_fast_operators.install(Tensor, ops.get_op, _tensor_pkg.operators.SCALE_ATTRS)
 
 from . import static  # noqa: E402  (Program, Executor; installs the static handler)
 from .program.framework import Variable as _Variable  # noqa: E402

@@ -1,0 +1,191 @@
+"""The eager Tensor's binary operators in one frame where nothing is mixed.
+
+``x + y`` between eager tensors is the commonest call of eager code, and most
+of its cost was passing through layers: the operator's rules for mixed
+operands (tensor/operators.py), ``bind``, then ``run_op``'s general unpacking
+(and for ``x + 1.0`` the scale op's attribute completion and its kernel's
+conversions).  For the cases those layers end in anyway, in plain eager mode
+on CPU arrays, ``fast_operator`` gives a method that does only what they do
+there:
+
+- two tensors of one dtype whose op has a kernel fast form for its default
+  attrs (``+ - * /``): ``out = fast(a, b)`` (np.add), then ``Tensor(out)`` or,
+  when recording, ``Tensor(out, False, GradNode(op, defaults, (x, y), (a, b),
+  (out,)), 0)``;
+- a float tensor and a Python int/float under ``+ - * /`` (operators.py rule 2,
+  the ``scale`` op): the scale kernel's formula ``x * s + b`` with its 0-d
+  constants, made once per (method, dtype, number) with the op's complete
+  attrs (``x + b`` where s is 1: ``x * 1`` is x exactly); an integer tensor
+  with an int calls the scale kernel itself with those attrs;
+- a float tensor and a Python int/float under a comparison (rule 2: a [] fill
+  of the tensor's dtype on the right): the compare kernel's fast form against
+  that constant, made once.
+
+Everything else (another dtype, a bool, a static Variable, AMP or
+FLAGS_check_nan_inf wrapping the handler, another backend, a replaced kernel, a
+kernel error, whose message ``run_op`` words) takes ``general``, the operator
+of tensor/operators.py, so results and errors are the same by construction;
+tests/dygraph/test_fast_operators.py checks that both give bit-equal values,
+the same dtypes, gradients and errors.
+"""
+import math
+
+import numpy as np
+
+from ..kernels.cpu.math import scale as _scale_kernel, _typed
+from ..ops.mode import BIND
+from .engine import GradNode, GRAD, RECORDING, run_op
+from .tensor import Tensor, Parameter
+
+__all__ = ["fast_operator", "install"]
+
+_ndarray = np.ndarray
+_asarray = np.asarray
+
+# method -> op type of the operators with a fast form (the reflected ones
+# only meet numbers: between tensors Python calls the left one's method)
+FAST = {"__add__": "elementwise_add", "__sub__": "elementwise_sub",
+        "__mul__": "elementwise_mul", "__truediv__": "elementwise_div",
+        "__radd__": "elementwise_add", "__rsub__": "elementwise_sub",
+        "__rmul__": "elementwise_mul",
+        "__lt__": "less_than", "__le__": "less_equal", "__gt__": "greater_than",
+        "__ge__": "greater_equal", "__eq__": "equal", "__ne__": "not_equal"}
+_REFLECTED = ("__radd__", "__rsub__", "__rmul__")
+_COMPARE = ("__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__")
+
+_LIMIT = 1024        # entries of each table of per-number forms
+
+
+def _key(v):
+    """A table key of number ``v``: its type, value and the sign of a zero
+    (0.0 == -0.0 but they scale differently); None for a NaN (never equal)."""
+    if v != v:
+        return None
+    return type(v), v, math.copysign(1.0, v) if v == 0 else 0.0
+
+
+def _scale_form(scale_op, attrs_of, dt, v, table):
+    """(fn(a) -> out, complete attrs) of ``x <method> v`` as the scale op, or None."""
+    k = _key(v)
+    form = table.get((dt, k)) if k is not None else None
+    if form is None:
+        attrs = attrs_of(float(v))
+        if attrs is None:
+            return None
+        attrs = scale_op.complete_attrs(attrs)
+        if dt.kind == "f" and attrs["bias_after_scale"]:
+            # the kernel's float formula with its constants (kernels/cpu/math.py)
+            s, b = _typed(dt, attrs["scale"]), _typed(dt, attrs["bias"])
+            if attrs["scale"] == 1.0:
+                def fn(a, b=b):
+                    return np.add(a, b)
+            else:
+                def fn(a, s=s, b=b):
+                    t = np.multiply(a, s)
+                    return np.add(t, b, out=t) if type(t) is _ndarray else np.add(t, b)
+        else:
+            def fn(a, attrs=attrs):
+                return _scale_kernel((a, None), attrs, None)[0]
+        form = (fn, attrs)
+        if k is not None:
+            if len(table) >= _LIMIT:
+                table.clear()
+            table[(dt, k)] = form
+    return form
+
+
+def _fill_value(dt, v, table):
+    """The [] fill of ``v`` in float dtype ``dt`` (operators.py ``_fill``)."""
+    k = _key(v)
+    c = table.get((dt, k)) if k is not None else None
+    if c is None:
+        c = np.full((), float(v), dtype=dt)
+        if k is not None:
+            if len(table) >= _LIMIT:
+                table.clear()
+            table[(dt, k)] = c
+    return c
+
+
+def fast_operator(name, op, general, scale_op=None, attrs_of=None):
+    """``general`` (the operator of tensor/operators.py) with the cases of the
+    module docstring done in place.  ``scale_op``/``attrs_of``: the scale op
+    and this method's rule for its attrs (operators.SCALE_ATTRS), for ``+ - * /``."""
+    cache = op.eager_cache
+    defaults = op.default_attrs
+    records = op.records_grad
+    # ``/`` of integers is float32 division (operators.py rule 4): general path
+    floats_only = op.type == "elementwise_div"
+    tensors = name not in _REFLECTED
+    compare = name in _COMPARE
+    scale_cache = scale_op.eager_cache if scale_op is not None else None
+    numbers = {}
+
+    def method(self, other):
+        tp = type(other)
+        if tensors and (tp is Tensor or tp is Parameter) and BIND[0] is run_op:
+            a = self._data
+            b = other._data
+            dt = a.dtype
+            if dt is b.dtype and type(a) is _ndarray and type(b) is _ndarray:
+                entry = cache.get(dt)
+                if entry is not None and not entry[1] and (fast := entry[3]) is not None \
+                        and not (floats_only and dt.kind in "iub"):
+                    try:
+                        out = fast(a, b)
+                    except Exception:       # the general path words the error
+                        return general(self, other)
+                    if type(out) is not _ndarray:      # a 0-d result
+                        out = _asarray(out)
+                    if (self.stop_gradient and other.stop_gradient) or not records or \
+                            not (RECORDING[0] or GRAD.enabled):
+                        return Tensor(out)
+                    return Tensor(out, False,
+                                  GradNode(op, defaults, (self, other), (a, b), (out,)), 0)
+        elif (tp is float or tp is int) and BIND[0] is run_op:
+            a = self._data
+            if type(a) is _ndarray:
+                dt = a.dtype
+                kind = dt.kind
+                if compare:
+                    entry = cache.get(dt)
+                    if kind == "f" and entry is not None and not entry[1] and \
+                            (fast := entry[3]) is not None:
+                        out = fast(a, _fill_value(dt, other, numbers))
+                        return Tensor(out if type(out) is _ndarray else _asarray(out))
+                elif attrs_of is not None and (kind == "f" or (
+                        kind in "iu" and tp is int and not floats_only)):
+                    entry = scale_cache.get(dt)
+                    form = None
+                    if entry is not None and entry[0] is _scale_kernel:
+                        form = _scale_form(scale_op, attrs_of, dt, other, numbers)
+                    if form is not None:
+                        fn, attrs = form
+                        try:
+                            out = fn(a)
+                        except Exception:
+                            return general(self, other)
+                        if type(out) is not _ndarray:
+                            out = _asarray(out, dtype=dt)
+                        if self.stop_gradient or not (RECORDING[0] or GRAD.enabled):
+                            return Tensor(out)
+                        return Tensor(out, False, GradNode(scale_op, attrs, (self, None),
+                                                           (a, None), (out,)), 0)
+        return general(self, other)
+
+    method.__name__ = method.__qualname__ = general.__name__
+    method.__doc__ = general.__doc__
+    method.general = general
+    return method
+
+
+def install(cls, get_op, scale_attrs):
+    """Put the fast forms of ``FAST``'s operators on the eager tensor class
+    (``scale_attrs``: operators.SCALE_ATTRS)."""
+    scale_op = get_op("scale")
+    for name, op_type in FAST.items():
+        general = getattr(cls, name)
+        general = getattr(general, "general", general)
+        attrs_of = scale_attrs.get(name)
+        setattr(cls, name, fast_operator(name, get_op(op_type), general,
+                                         scale_op if attrs_of else None, attrs_of))
