@@ -85,8 +85,9 @@ def position(x, consumer):
 class GradNode:
     """What the backward of one op call needs: the op, its attrs, the input
     tensors (edges to producers/leaves), and the forward arrays.  ``epoch``:
-    its stamp (``STAMP``), unique and larger than its producers'."""
-    __slots__ = ("op", "attrs", "ins", "arrays", "outs", "hooks", "released", "epoch")
+    its stamp (``STAMP``), unique and larger than its producers'.  A backward
+    without retain_graph releases the node: ``outs`` (and ``arrays``) become None."""
+    __slots__ = ("op", "attrs", "ins", "arrays", "outs", "hooks", "epoch")
 
     def __init__(self, op, attrs, ins, arrays, outs):
         self.op = op
@@ -95,7 +96,6 @@ class GradNode:
         self.arrays = arrays
         self.outs = outs
         self.hooks = None
-        self.released = False
         self.epoch = STAMP()
 
     def output_hooks(self, slot):

@@ -41,6 +41,7 @@ __all__ = ["fast_operator", "install"]
 
 _ndarray = np.ndarray
 _asarray = np.asarray
+_F64 = np.dtype("float64")
 
 # method -> op type of the operators with a fast form (the reflected ones
 # only meet numbers: between tensors Python calls the left one's method)
@@ -83,6 +84,13 @@ def _scale_form(scale_op, attrs_of, dt, v, table):
                 def fn(a, s=s, b=b):
                     t = np.multiply(a, s)
                     return np.add(t, b, out=t) if type(t) is _ndarray else np.add(t, b)
+        elif dt.kind in "iu" and attrs["bias_after_scale"] and \
+                type(attrs["scale"]) is float and type(attrs["bias"]) is float:
+            # the kernel's integer formula: float64 math, the result cast back
+            s, b = _typed(_F64, attrs["scale"]), _typed(_F64, attrs["bias"])
+
+            def fn(a, s=s, b=b, dt=dt):
+                return _asarray(a * s + b, dtype=dt)
         else:
             def fn(a, attrs=attrs):
                 return _scale_kernel((a, None), attrs, None)[0]

@@ -256,12 +256,11 @@ def _walk(heap, pending, m, capture, results, leaves, retain_graph, hook=None):
     while heap:
         node = heappop(heap)[1]
         gouts = pending.pop(node)
-        if node.released:
+        if node.outs is None:
             raise _freed(node)
         _run_node(node, gouts, m, pending, heap, capture, results, leaves)
         if not retain_graph:
             node.arrays = node.outs = None
-            node.released = True
         if hook is not None:
             hook(node, leaves)
 
@@ -274,7 +273,7 @@ def _walk_arrays(heap, pending, leaves, retain_graph, hook=None):
     node = heappop(heap)[1]
     while True:
         gouts = pending.pop(node)
-        if node.released:
+        if node.outs is None:
             raise _freed(node)
         op = node.op
         try:
@@ -288,7 +287,6 @@ def _walk_arrays(heap, pending, leaves, retain_graph, hook=None):
             _run_node(node, gouts, _ArrayMath, pending, heap, None, None, leaves)
         if not retain_graph:
             node.arrays = node.outs = None
-            node.released = True
         if hook is not None:
             hook(node, leaves)
         if nxt is not None:
@@ -421,7 +419,7 @@ def _compute_input_grads(node, gouts, m):
                 gouts[s] = m.zeros_like(m.fwd_value(node, 1, s))
     need_in = _needs(node.ins)
     in_grads = [None] * len(need_in)
-    if node.released:
+    if node.outs is None:
         raise RuntimeError("trying to run backward through the graph a second time; "
                            "pass retain_graph=True to the first backward")
     arrays, outs = node.arrays, node.outs
