@@ -3,18 +3,26 @@ compiler of kernels/cpu/fused_elementwise.py): one channel multiplier,
 dilation 1, stride 1 or 2, channels first, float32/float64.
 
 im2col turns a depthwise layer into one 1x9 by 9xL product per channel: nine
-copies of the input for nine multiply-adds per output.  Here each channel's
-plane is copied once into a small zero-bordered scratch plane (the padding;
-it stays in cache) and every output is the sum of its nine taps computed in
-registers, rows vectorized by the compiler: 2-2.6x the im2col path's speed
-on MobileNet/ShuffleNet 3x3 layers, 1.3-2x on MobileNetV3's 5x5 ones (batch 1
-and 16, one core).  The 3x3 kernel is written out tap by tap (its stride-2
-rows ran 1.5x faster so); other sizes come from one loop nest whose kernel
-size is a compile-time constant (``_kernel_of``: numba unrolls the taps).
-Summation order differs from the GEMM's: equal to rounding.
+copies of the input for nine multiply-adds per output.  Two compiled loop
+nests instead, one per kernel size class:
 
-``depthwise`` returns None where it does not apply (no numba, another kernel
-size, dilation or multiplier, an integer dtype); conv_forward then takes its
+- 3x3 (``_planes``): each channel's plane is copied once into a small
+  zero-bordered scratch plane (the padding; it stays in cache) and every
+  output is the sum of its nine taps computed in registers, rows vectorized
+  by the compiler, the taps written out one by one (stride-2 rows ran 1.5x
+  faster so): 2-2.6x the im2col path on MobileNet/ShuffleNet layers.
+- 5x5 and 7x7 (``_channels_last``): a row of one plane is too short to fill
+  the vector registers for 25 or 49 taps (7 to 28 outputs), so each sample is
+  moved to channels-last scratch (H, W, C) and every output pixel sums its
+  taps as vectors over the channels, taps outside the input skipped (no
+  padded copy), the result moved back to channels first.  Measured against
+  the row kernel on MobileNetV3/MnasNet-style layers (batch 1 and 16): 0.23x
+  the time on 7x7 maps of 576-960 channels, 0.3x on 14x14, 0.45-0.8x on
+  larger maps; never slower.  For 3x3 the two moves cost more than they save.
+
+Summation order differs from the GEMM's: equal to rounding.  ``depthwise``
+returns None where it does not apply (no numba, another kernel size,
+dilation or multiplier, an integer dtype); conv_forward then takes its
 im2col path.
 """
 import numpy as np
@@ -57,30 +65,38 @@ def _planes(x, w, bias, out, pt, pl, sh, sw, scratch):
                                 + w20 * r2[j] + w21 * r2[j + 1] + w22 * r2[j + 2])
 
 
-def _kernel_of(k):
-    """The loop nest for a k x k kernel, ``k`` a constant of the compiled code."""
-    def planes(x, w, bias, out, pt, pl, sh, sw, scratch):
-        n, c, h, wd = x.shape
-        ho, wo = out.shape[2], out.shape[3]
-        hp, wp = scratch.shape
-        rows, cols = min(h, hp - pt), min(wd, wp - pl)
-        for b in range(n):
-            for ch in range(c):
-                scratch[:, :] = 0
-                scratch[pt:pt + rows, pl:pl + cols] = x[b, ch, :rows, :cols]
-                wk = w[ch, 0]
-                bo = bias[ch]
-                for y in range(ho):
-                    o = out[b, ch, y]
-                    y0 = y * sh
-                    for i in range(wo):
-                        j = i * sw
-                        acc = bo
-                        for ki in range(k):
-                            for kj in range(k):
-                                acc += wk[ki, kj] * scratch[y0 + ki, j + kj]
-                        o[i] = acc
-    return planes
+def _channels_last(x, wt, bias, out, pt, pl, sh, sw, xt, ot):
+    """``out`` (N, C, Ho, Wo) of ``x`` (N, C, H, W) by ``wt`` (k, k, C), through
+    the channels-last scratch ``xt`` (H, W, C) and ``ot`` (Ho, Wo, C)."""
+    n, c, h, wd = x.shape
+    k = wt.shape[0]
+    ho, wo = out.shape[2], out.shape[3]
+    for b in range(n):
+        for ch in range(c):
+            for yy in range(h):
+                for xx in range(wd):
+                    xt[yy, xx, ch] = x[b, ch, yy, xx]
+        for y in range(ho):
+            for xo in range(wo):
+                o = ot[y, xo]
+                for ch in range(c):
+                    o[ch] = bias[ch]
+                for ki in range(k):
+                    yi = y * sh - pt + ki
+                    if yi < 0 or yi >= h:
+                        continue
+                    for kj in range(k):
+                        xi = xo * sw - pl + kj
+                        if xi < 0 or xi >= wd:
+                            continue
+                        r = xt[yi, xi]
+                        wv = wt[ki, kj]
+                        for ch in range(c):
+                            o[ch] += wv[ch] * r[ch]
+        for ch in range(c):
+            for y in range(ho):
+                for xo in range(wo):
+                    out[b, ch, y, xo] = ot[y, xo, ch]
 
 
 _COMPILED = {}
@@ -93,8 +109,8 @@ def _compiled(k=3):
         if numba_available():
             try:
                 import numba
-                fn = numba.njit(cache=k == 3, fastmath=True, nogil=True)(
-                    _planes if k == 3 else _kernel_of(k))
+                fn = numba.njit(cache=True, fastmath=True, nogil=True)(
+                    _planes if k == 3 else _channels_last)
             except Exception:       # a numba that cannot compile it: the im2col path
                 fn = None
         _COMPILED[k] = fn
@@ -121,6 +137,11 @@ def depthwise(x, w, pads, dil, strides, out, bias=None):
     hp = max(pt + x.shape[2], (ho - 1) * sh + k)
     wp = max(pl + x.shape[3], (wo - 1) * sw + k)
     res = np.empty((n, c, ho, wo), x.dtype)
-    fn(x, w, np.zeros(c, x.dtype) if bias is None else bias, res, pt, pl, sh, sw,
-       np.empty((hp, wp), x.dtype))
+    bias = np.zeros(c, x.dtype) if bias is None else bias
+    if k == 3:
+        fn(x, w, bias, res, pt, pl, sh, sw, np.empty((hp, wp), x.dtype))
+    else:
+        wt = np.ascontiguousarray(w[:, 0].transpose(1, 2, 0))
+        fn(x, wt, bias, res, pt, pl, sh, sw, np.empty(x.shape[2:] + (c,), x.dtype),
+           np.empty((ho, wo, c), x.dtype))
     return res
