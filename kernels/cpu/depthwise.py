@@ -18,7 +18,8 @@ nests instead, one per kernel size class:
   padded copy), the result moved back to channels first.  Measured against
   the row kernel on MobileNetV3/MnasNet-style layers (batch 1 and 16): 0.23x
   the time on 7x7 maps of 576-960 channels, 0.3x on 14x14, 0.45-0.8x on
-  larger maps; never slower.  For 3x3 the two moves cost more than they save.
+  larger maps; never slower.  A 3x3 layer takes it on maps of at most
+  ``SMALL_MAP`` pixels; on larger ones the two moves cost more than they save.
 
 Summation order differs from the GEMM's: equal to rounding.  ``depthwise``
 returns None where it does not apply (no numba, another kernel size,
@@ -72,9 +73,9 @@ def _channels_last(x, wt, bias, out, pt, pl, sh, sw, xt, ot):
     k = wt.shape[0]
     ho, wo = out.shape[2], out.shape[3]
     for b in range(n):
-        for ch in range(c):
-            for yy in range(h):
-                for xx in range(wd):
+        for yy in range(h):
+            for xx in range(wd):
+                for ch in range(c):
                     xt[yy, xx, ch] = x[b, ch, yy, xx]
         for y in range(ho):
             for xo in range(wo):
@@ -93,28 +94,38 @@ def _channels_last(x, wt, bias, out, pt, pl, sh, sw, xt, ot):
                         wv = wt[ki, kj]
                         for ch in range(c):
                             o[ch] += wv[ch] * r[ch]
-        for ch in range(c):
-            for y in range(ho):
-                for xo in range(wo):
+        for y in range(ho):
+            for xo in range(wo):
+                for ch in range(c):
                     out[b, ch, y, xo] = ot[y, xo, ch]
 
 
 _COMPILED = {}
 
+# 3x3 layers with outputs of at most this many pixels take the channels-last
+# kernel too (MobileNetV1's 1024-channel 7x7 layers: 0.57x the row kernel's
+# time; 14x14 maps about even, larger ones 1.2-3.6x slower)
+SMALL_MAP = 64
 
-def _compiled(k=3):
-    """The compiled kernel for k x k (None: no numba, or it cannot compile it)."""
-    if k not in _COMPILED:
+
+def _compiled(k=3, channels_last=None):
+    """The compiled kernel for k x k (None: no numba, or it cannot compile it):
+    the row kernel for 3x3, the channels-last one for 5x5/7x7 and where
+    ``channels_last`` says so."""
+    if channels_last is None:
+        channels_last = k != 3
+    key = "channels_last" if channels_last else k
+    if key not in _COMPILED:
         fn = None
         if numba_available():
             try:
                 import numba
                 fn = numba.njit(cache=True, fastmath=True, nogil=True)(
-                    _planes if k == 3 else _channels_last)
+                    _channels_last if channels_last else _planes)
             except Exception:       # a numba that cannot compile it: the im2col path
                 fn = None
-        _COMPILED[k] = fn
-    return _COMPILED[k]
+        _COMPILED[key] = fn
+    return _COMPILED[key]
 
 
 def depthwise(x, w, pads, dil, strides, out, bias=None):
@@ -127,18 +138,19 @@ def depthwise(x, w, pads, dil, strides, out, bias=None):
             x.dtype not in (np.float32, np.float64) or w.dtype != x.dtype or \
             (bias is not None and bias.dtype != x.dtype):
         return None
-    fn = _compiled(k)
+    ho, wo = out
+    channels_last = k != 3 or ho * wo <= SMALL_MAP
+    fn = _compiled(k, channels_last)
     if fn is None:
         return None
     n, c = x.shape[:2]
-    ho, wo = out
     sh, sw = strides
     (pt, _), (pl, _) = pads
     hp = max(pt + x.shape[2], (ho - 1) * sh + k)
     wp = max(pl + x.shape[3], (wo - 1) * sw + k)
     res = np.empty((n, c, ho, wo), x.dtype)
     bias = np.zeros(c, x.dtype) if bias is None else bias
-    if k == 3:
+    if not channels_last:
         fn(x, w, bias, res, pt, pl, sh, sw, np.empty((hp, wp), x.dtype))
     else:
         wt = np.ascontiguousarray(w[:, 0].transpose(1, 2, 0))

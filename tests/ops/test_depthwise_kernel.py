@@ -1,6 +1,7 @@
-"""The numba depthwise kernels (kernels/cpu/depthwise.py: 3x3, 5x5, 7x7)
-against conv forward's im2col path: strides 1 and 2, symmetric and
-asymmetric padding, odd sizes, float32 and float64, with and without a bias;
+"""The numba depthwise kernels (kernels/cpu/depthwise.py: 3x3 by rows and
+channels-last, 5x5 and 7x7 channels-last) against conv forward's im2col
+path: strides 1 and 2, symmetric and asymmetric padding, odd sizes, float32
+and float64, with and without a bias;
 the layers they do not take (another kernel size, dilation, channel
 multiplier, integers) give None."""
 import numpy as np
@@ -15,7 +16,7 @@ pytestmark = pytest.mark.skipif(D._compiled(3) is None, reason="numba not availa
 
 def _im2col(x, w, pads, strides, out, bias, monkeypatch):
     with monkeypatch.context() as m:
-        m.setattr(D, "_COMPILED", {k: None for k in D.SIZES})
+        m.setattr(D, "_compiled", lambda k=3, channels_last=None: None)
         return C.conv_forward(x, w, x.shape[1], pads, (1, 1), strides, out, bias)
 
 
@@ -28,7 +29,10 @@ def _im2col(x, w, pads, strides, out, bias, monkeypatch):
 ])
 @pytest.mark.parametrize("with_bias", [False, True])
 @pytest.mark.parametrize("k", D.SIZES)
-def test_equals_the_im2col_path(monkeypatch, dtype, tol, shape, strides, pads, with_bias, k):
+@pytest.mark.parametrize("small_map", [0, 10 ** 9])     # 3x3: the row / channels-last kernel
+def test_equals_the_im2col_path(monkeypatch, dtype, tol, shape, strides, pads, with_bias, k,
+                                small_map):
+    monkeypatch.setattr(D, "SMALL_MAP", small_map)
     rs = np.random.RandomState(sum(shape))
     x = rs.standard_normal(shape).astype(dtype)
     w = rs.standard_normal((shape[1], 1, k, k)).astype(dtype)
