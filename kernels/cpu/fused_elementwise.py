@@ -31,8 +31,10 @@ import warnings
 
 from ...ops.defs.fused_elementwise import FUSED_OP, steps_of
 from ..registry import kernel, select_kernel, KernelKey, CPU, ANY
+from .fused_loops import LoopKernel, in_place
 
-__all__ = ["numba_available", "scalar_code", "REDUCTIONS", "compiled", "unfused"]
+__all__ = ["numba_available", "scalar_code", "REDUCTIONS", "compiled", "unfused",
+           "activation_into"]
 
 _NUMBA = []
 
@@ -88,6 +90,16 @@ def _swish(a, attrs, c):
     return f"({x} * ({c(1.0)} / ({c(1.0)} + math.exp(-({c(attrs['beta'])} * {x})))))"
 
 
+def _hard_swish(a, attrs, c):
+    x = a[0]
+    return (f"(({x} * _clip({x} + {c(attrs['offset'])}, {c(0.0)}, "
+            f"{c(attrs['threshold'])})) / {c(attrs['scale'])})")
+
+
+def _hard_sigmoid(a, attrs, c):
+    return f"_clip({a[0]} * {c(attrs['slope'])} + {c(attrs['offset'])}, {c(0.0)}, {c(1.0)})"
+
+
 # max/min as numpy's maximum/minimum: a NaN on either side gives NaN
 SCALAR = {
     "elementwise_add": _binary("({} + {})"),
@@ -115,6 +127,10 @@ SCALAR = {
     "erf": _unary("math.erf({})"),
     "gelu": (1, _gelu),
     "leaky_relu": (1, _leaky),
+    # the clips of kernels/cpu/activation.py (np.clip's semantics: ``_clip``)
+    "relu6": _unary("_clip({0}, {z}, {six})", z=0.0, six=6.0),
+    "hard_swish": (1, _hard_swish),
+    "hard_sigmoid": (1, _hard_sigmoid),
 }
 
 # reductions that may end a fused tree (run on the compiled tree's result)
@@ -135,6 +151,11 @@ def _max(a, b):
 
 def _min(a, b):
     return a if a < b or a != a else b
+
+
+def _clip(a, lo, hi):
+    # as np.clip: a bound only past it (a -0.0 at a 0 bound stays), NaN kept
+    return lo if a < lo else hi if a > hi else a
 
 
 # ------------------------------------------------------------------ the two paths
@@ -176,10 +197,9 @@ LIBM = frozenset({"sigmoid", "silu", "swish", "tanh", "exp", "log", "sin", "cos"
 SMALL = 4096
 
 
-def _ufunc(steps, members, leaves, dtype):
-    """A numba ufunc computing step ``members[-1]`` from ``leaves`` (value ids:
-    ``k`` >= 0 an input, ``-1 - j`` step j's output), with the ``members``
-    steps (ascending) inlined."""
+def _scalar_fn(steps, members, leaves, dtype):
+    """The scalar Python function of step ``members[-1]`` over ``leaves``
+    (constants in ``dtype``; numba compiles it)."""
     consts = {}
 
     def c(v):
@@ -198,11 +218,22 @@ def _ufunc(steps, members, leaves, dtype):
         lines.append(f"    t{j} = {t(args, attrs, c)}")
     lines.append(f"    return t{members[-1]}")
     numba = _numba()
-    ns = {"math": math, "_max": _HELPERS[0], "_min": _HELPERS[1],
+    ns = {"math": math, "_max": _HELPERS[0], "_min": _HELPERS[1], "_clip": _HELPERS[2],
           **{name: dtype.type(v) for v, name in consts.items()}}
     exec(compile("\n".join(lines) + "\n", f"<{FUSED_OP}>", "exec"), ns)
+    return ns["fused"]
+
+
+def _ufunc(steps, members, leaves, dtype):
+    """A numba ufunc computing step ``members[-1]`` from ``leaves`` (value ids:
+    ``k`` >= 0 an input, ``-1 - j`` step j's output), with the ``members``
+    steps (ascending) inlined; called through its loop nests where the inputs
+    allow (fused_loops.py)."""
+    fused = _scalar_fn(steps, members, leaves, dtype)
+    numba = _numba()
     t = numba.from_dtype(dtype)
-    return numba.vectorize([t(*([t] * len(leaves)))], nopython=True)(ns["fused"]).ufunc
+    uf = numba.vectorize([t(*([t] * len(leaves)))], nopython=True)(fused).ufunc
+    return LoopKernel(fused, uf, len(leaves), dtype, numba)
 
 
 def _segment(steps, root, cut):
@@ -303,7 +334,7 @@ _HELPERS = []
 def _numba():
     import numba
     if not _HELPERS:
-        _HELPERS.extend(numba.njit(inline="always")(f) for f in (_max, _min))
+        _HELPERS.extend(numba.njit(inline="always")(f) for f in (_max, _min, _clip))
     return numba
 
 
@@ -324,6 +355,31 @@ def _safe(make, expr, dtype, steps=None):
 
 
 _CACHE = {}
+_INTO = {}
+
+
+def activation_into(op_type, attrs, dtype):
+    """``fn(x)``: one activation op (complete ``attrs``) computed in place over a
+    C-contiguous array of ``dtype``, one vectorized pass (fused_loops.py), or
+    None: no numba, not a float dtype, a step calling libm (numpy's SIMD loops
+    are faster) or without scalar code.  The scalar code follows the op's
+    numpy kernel step by step, constants in the dtype: the kernel's numbers."""
+    key = (op_type, tuple(sorted(attrs.items())), dtype)
+    if key in _INTO:
+        return _INTO[key]
+    fn = None
+    if numba_available() and dtype.kind == "f" and op_type not in LIBM and \
+            scalar_code(op_type, attrs):
+        from ...ops.registry import get_op
+        try:
+            fn = in_place(_scalar_fn([(get_op(op_type), [(0, 0)], attrs)], [0], [0], dtype),
+                          _numba())
+        except Exception as e:      # numba failing: the op's numpy kernel
+            warnings.warn(f"numba could not compile {op_type} ({type(e).__name__}: "
+                          f"{str(e)[:200]}); running its numpy kernel", RuntimeWarning,
+                          stacklevel=2)
+    _INTO[key] = fn
+    return fn
 
 
 def _runner(expr, dtype):

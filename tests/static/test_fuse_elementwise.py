@@ -22,7 +22,7 @@ needs_numba = pytest.mark.skipif(not HAS_NUMBA, reason="numba not installed (the
 
 BINARY = ("add", "subtract", "multiply", "maximum", "minimum")
 UNARY = ("relu", "tanh", "sigmoid", "exp_small", "abs", "square", "gelu", "silu", "scale",
-         "leaky_relu", "gelu_tanh")
+         "leaky_relu", "gelu_tanh", "relu6", "hardswish", "hardsigmoid")
 REDUCE = (None, "sum", "mean", "max", "min")
 
 
