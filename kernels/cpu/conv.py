@@ -200,8 +200,10 @@ def conv_forward(x, w, g, pads, dil, strides, out, bias=None):
 
 # outputs of at most this many pixels per sample make a narrow GEMM per sample
 # (7x7: 49 columns ran at 0.6x the rate of wide ones); a batch of them is one
-# GEMM with the samples side by side in its columns (_batch_folded)
-_FOLD_COLS = 256
+# GEMM with the samples side by side in its columns (_batch_folded).  14x14
+# outputs (196 columns) stay per sample: 1x1 layers of ResNet-50 at batch 16
+# ran at 204 against 185 GFLOP/s, the models 1-4% faster (resnet50 843 -> 821 ms)
+_FOLD_COLS = 100
 
 
 def _flat_folded(x, w, pads, dil, out, bias):

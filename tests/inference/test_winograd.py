@@ -29,6 +29,7 @@ def _reference(x, w, pads, b):
     (3, 4, 4, (10, 7), ((0, 0), (0, 0))),
     (2, 6, 3, (8, 9), ((2, 1), (0, 2))),          # asymmetric padding
     (1, 3, 2, (5, 5), ((1, 0), (3, 3))),
+    (2, 4, 5, (16, 8), ((1, 1), (1, 1))),         # whole tiles: written in place
 ])
 @pytest.mark.parametrize("bias", [False, True])
 def test_kernel_equals_the_direct_convolution(n, c, o, hw, pads, bias):
@@ -43,15 +44,16 @@ def test_kernel_equals_the_direct_convolution(n, c, o, hw, pads, bias):
 
 
 @pytest.mark.parametrize("block", [1, 4000])
-def test_batches_in_chunks_and_bands_of_tile_rows(monkeypatch, block):
+@pytest.mark.parametrize("hw", [(17, 9), (16, 12)])      # partial / whole tiles
+def test_batches_in_chunks_and_bands_of_tile_rows(monkeypatch, block, hw):
     # block 1: one sample and one row of tiles at a time; 4000: bands of 2 rows
     rs = np.random.RandomState(3)
-    x = rs.standard_normal((5, 4, 17, 9)).astype("float32")
+    x = rs.standard_normal((5, 4) + hw).astype("float32")
     w = rs.standard_normal((6, 4, 3, 3)).astype("float32")
     u, pads = W.filter_transform(w), ((1, 1), (1, 1))
     ref, _ = _reference(x, w, pads, None)
     monkeypatch.setattr(W, "_BLOCK_BYTES", block)
-    got = W.winograd_conv3x3(x, u, pads, (17, 9))
+    got = W.winograd_conv3x3(x, u, pads, hw)
     assert np.abs(got - ref).max() <= TOL * np.abs(ref).max()
 
 
