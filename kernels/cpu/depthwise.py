@@ -21,7 +21,10 @@ nests instead, one per kernel size class:
   larger maps; never slower.  A 3x3 layer takes it on maps of at most
   ``SMALL_MAP`` pixels; on larger ones the two moves cost more than they save.
 
-Summation order differs from the GEMM's: equal to rounding.  ``depthwise``
+Summation order differs from the GEMM's: equal to rounding.  The kernels are
+compiled without fastmath (measured as fast): NaN and infinities propagate as
+in the GEMM path, where fastmath lets the compiler assume there are none.
+``depthwise``
 returns None where it does not apply (no numba, another kernel size,
 dilation or multiplier, an integer dtype); conv_forward then takes its
 im2col path.
@@ -120,7 +123,7 @@ def _compiled(k=3, channels_last=None):
         if numba_available():
             try:
                 import numba
-                fn = numba.njit(cache=True, fastmath=True, nogil=True)(
+                fn = numba.njit(cache=True, nogil=True)(
                     _channels_last if channels_last else _planes)
             except Exception:       # a numba that cannot compile it: the im2col path
                 fn = None

@@ -66,3 +66,20 @@ def test_layers_it_does_not_take(wshape, dil, dtype):
     x = np.ones((1, 4, 9, 9), dtype)
     assert D.depthwise(x, np.ones(wshape, dtype), ((1, 1), (1, 1)), dil, (1, 1),
                        (9, 9)) is None
+
+
+@pytest.mark.parametrize("k", D.SIZES)
+@pytest.mark.parametrize("small_map", [0, 10 ** 9])
+def test_nan_and_inf_propagate_as_in_im2col(monkeypatch, k, small_map):
+    monkeypatch.setattr(D, "SMALL_MAP", small_map)
+    rs = np.random.RandomState(k)
+    x = rs.standard_normal((2, 3, 10, 9)).astype("float32")
+    x[0, 1, 4, 4], x[1, 2, 2, 7] = np.nan, np.inf
+    w = rs.standard_normal((3, 1, k, k)).astype("float32")
+    pads = ((k // 2, k // 2),) * 2
+    want = _im2col(x, w, pads, (1, 1), (10, 9), None, monkeypatch)
+    got = D.depthwise(x, w, pads, (1, 1), (1, 1), (10, 9))
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
+    fin = np.isfinite(want)
+    assert np.isnan(want).any() and np.abs(got[fin] - want[fin]).max() <= 1e-5 * np.abs(want[fin]).max()
