@@ -61,3 +61,38 @@ def test_integer_input_keeps_its_dtype():
     got = P.pool_forward(x, geo, True)
     assert got.dtype == np.int32
     np.testing.assert_array_equal(got, _brute(x, geo))
+
+
+needs_numba = pytest.mark.skipif(
+    __import__("sampan.kernels.cpu.pool_compiled", fromlist=["_compiled"])._compiled() is None,
+    reason="numba not available")
+
+
+@needs_numba
+@pytest.mark.parametrize("shape", [(2, 3, 8, 10), (1, 2, 7, 9), (3, 4, 2, 2)])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_compiled_2x2_is_the_separable_path(shape, dtype):
+    """kernels/cpu/pool_compiled.py: the numpy path's bits (NaN, signed zeros,
+    odd sizes whose last row/column no window reads)."""
+    from sampan.kernels.cpu.pool_compiled import max_pool_2x2
+    x = np.random.RandomState(0).standard_normal(shape).astype(dtype)
+    x.flat[:4] = [np.nan, -0.0, 0.0, -0.0]
+    x[-1, -1, :2, :2] = [[0.0, -0.0], [-0.0, 0.0]]
+    geo = _geo(shape[2:], 2, 2, 0, False)
+    got = max_pool_2x2(x, geo)
+    want = P._separable_max(x, geo)
+    assert got is not None and got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+@needs_numba
+@pytest.mark.parametrize("k, s, p, ceil, shape", [
+    (3, 2, 0, False, (1, 2, 9, 9)), (2, 1, 0, False, (1, 2, 9, 9)),
+    (2, 2, 1, False, (1, 2, 9, 9)), (2, 2, 0, True, (1, 2, 9, 9)),
+])
+def test_compiled_2x2_declines_other_windows(k, s, p, ceil, shape):
+    from sampan.kernels.cpu.pool_compiled import max_pool_2x2
+    x = np.random.RandomState(1).standard_normal(shape).astype("float32")
+    assert max_pool_2x2(x, _geo(shape[2:], k, s, p, ceil)) is None
+    assert max_pool_2x2(x.astype("int32"), _geo(shape[2:], 2, 2, 0, False)) is None
