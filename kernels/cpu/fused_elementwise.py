@@ -28,6 +28,8 @@ import math
 import os
 import warnings
 
+import numpy as np
+
 
 from ...ops.defs.fused_elementwise import FUSED_OP, steps_of
 from ..registry import kernel, select_kernel, KernelKey, CPU, ANY
@@ -356,19 +358,20 @@ def _safe(make, expr, dtype, steps=None):
 
 _CACHE = {}
 _INTO = {}
+_NUMBA_FLOATS = (np.dtype("float32"), np.dtype("float64"))      # numba has no float16
 
 
 def activation_into(op_type, attrs, dtype):
     """``fn(x)``: one activation op (complete ``attrs``) computed in place over a
     C-contiguous array of ``dtype``, one vectorized pass (fused_loops.py), or
-    None: no numba, not a float dtype, a step calling libm (numpy's SIMD loops
+    None: no numba, not float32/float64, a step calling libm (numpy's SIMD loops
     are faster) or without scalar code.  The scalar code follows the op's
     numpy kernel step by step, constants in the dtype: the kernel's numbers."""
     key = (op_type, tuple(sorted(attrs.items())), dtype)
     if key in _INTO:
         return _INTO[key]
     fn = None
-    if numba_available() and dtype.kind == "f" and op_type not in LIBM and \
+    if numba_available() and dtype in _NUMBA_FLOATS and op_type not in LIBM and \
             scalar_code(op_type, attrs):
         from ...ops.registry import get_op
         try:

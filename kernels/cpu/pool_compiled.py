@@ -10,7 +10,7 @@ two columns) with np.maximum's rule (NaN from either side, the second on a
 tie), so the results are that path's bits, signed zeros included.
 
 ``max_pool_2x2`` returns None where it does not apply (no numba, another
-window, padding, an odd tail the window would need, not a float dtype).
+window, padding, an odd tail the window would need, not float32/float64).
 """
 import numpy as np
 
@@ -37,6 +37,7 @@ def _pool(x, out, mx):
 
 
 _COMPILED = []
+_DTYPES = (np.dtype("float32"), np.dtype("float64"))     # numba has no float16
 
 
 def _compiled():
@@ -58,7 +59,7 @@ def max_pool_2x2(x, geo):
     """The pool of channel-first 4-D ``x`` for window geometry ``geo``
     (kernels/cpu/pool.py ``_Geo``), or None where this kernel does not apply."""
     if x.ndim != 4 or tuple(geo.k) != (2, 2) or tuple(geo.s) != (2, 2) or \
-            any(p != (0, 0) for p in geo.pads) or x.dtype.kind != "f" or \
+            any(p != (0, 0) for p in geo.pads) or x.dtype not in _DTYPES or \
             2 * geo.out[0] > x.shape[2] or 2 * geo.out[1] > x.shape[3] or not all(geo.out):
         return None
     fn = _compiled()

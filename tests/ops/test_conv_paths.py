@@ -47,6 +47,12 @@ CASES = {   # name: (x shape, w shape, groups, pads, dilation, strides)
     "strided im2col": ((3, 4, 15, 13), (6, 4, 3, 3), 1, ((1, 1), (1, 1)), (1, 1), (2, 2)),
     "grouped": ((2, 8, 11, 9), (6, 4, 3, 3), 2, ((1, 1), (1, 1)), (1, 1), (1, 1)),
     "5x5 no pad": ((4, 3, 16, 16), (4, 3, 5, 5), 1, ((0, 0), (0, 0)), (1, 1), (1, 1)),
+    # K = C * 9 >= 16 * O: one GEMM per kernel offset (_shifted)
+    "shifted": ((3, 32, 10, 12), (4, 32, 3, 3), 1, ((1, 1), (1, 1)), (1, 1), (1, 1)),
+    "shifted, asymmetric pad": ((2, 40, 9, 8), (5, 40, 3, 3), 1, ((0, 2), (2, 1)), (1, 1),
+                                (1, 1)),
+    "shifted, dilated 5x5": ((2, 16, 13, 14), (3, 16, 5, 5), 1, ((4, 4), (2, 2)), (2, 1),
+                             (1, 1)),
 }
 
 
@@ -72,11 +78,24 @@ def test_conv_forward_paths(name, dtype, tol, with_bias):
     assert np.abs(got - want).max() <= tol * max(np.abs(want).max(), 1.0)
 
 
-def test_chunked_batch(monkeypatch):
+@pytest.mark.parametrize("name, limit", [("flat folded batch", "_BLOCK_BYTES"),
+                                         ("shifted", "_SHIFTED_BYTES")])
+def test_chunked_batch(monkeypatch, name, limit):
     # a block over the limit runs in chunks of samples; the result is the same
-    monkeypatch.setattr(C, "_BLOCK_BYTES", 4096)
-    got, want = _run("flat folded batch", "float64", True)
+    monkeypatch.setattr(C, limit, 4096)
+    got, want = _run(name, "float64", True)
     assert np.abs(got - want).max() <= 1e-12 * np.abs(want).max()
+
+
+def test_shifted_takes_its_layers(monkeypatch):
+    calls = []
+    real = C._shifted
+    monkeypatch.setattr(C, "_shifted", lambda *a: calls.append(1) or real(*a))
+    for name in ("shifted", "shifted, asymmetric pad", "shifted, dilated 5x5"):
+        _run(name, "float32", False)
+    assert len(calls) == 3
+    _run("flat folded batch", "float32", False)     # K = 27 < 16 * 8: not this path
+    assert len(calls) == 3
 
 
 def test_results_do_not_alias_scratch():
@@ -85,7 +104,7 @@ def test_results_do_not_alias_scratch():
     for name in ("batch folded small maps", "strided im2col", "flat folded, dilated"):
         _run(name, "float32", False)     # the same scratch names, other shapes
     np.testing.assert_array_equal(first, kept)
-    for name in ("im2col", "gemm", "flat_grid"):
+    for name in ("im2col", "gemm", "flat_grid", "shifted_grid", "shifted_acc"):
         buf = scratch(name, (4,), np.float32)
         assert not np.shares_memory(buf, first)
 

@@ -117,7 +117,8 @@ def test_activation_into_declines():
         attrs = dict(get_op(act).default_attrs)
         assert K.activation_into(act, attrs, np.dtype("float32")) is None
     attrs = dict(get_op("relu6").default_attrs)
-    assert K.activation_into("relu6", attrs, np.dtype("int32")) is None
+    for dtype in ("int32", "float16"):
+        assert K.activation_into("relu6", attrs, np.dtype(dtype)) is None
 
 
 @pytest.mark.parametrize("act", ["hard_swish", "relu6", "leaky_relu", "swish"])
