@@ -1,0 +1,52 @@
+"""kernels/host_memory.py: importing sampan keeps freed host memory for reuse
+on glibc (an array freed and allocated again does not fault its pages in
+again), and leaves glibc alone when asked to (SAMPAN_HOST_MALLOC=system, or
+glibc's own variables set)."""
+import os
+import platform
+import subprocess
+import sys
+
+import pytest
+
+pytestmark = pytest.mark.skipif(platform.system() != "Linux" or
+                                platform.libc_ver()[0] != "glibc", reason="glibc only")
+
+_PROBE = """
+import resource, numpy as np
+import sampan
+from sampan.kernels import host_memory
+def faults():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+a = np.ones(1 << 15); del a                   # 256 KB freed: glibc's threshold follows it
+before = faults()
+for _ in range(200):
+    a = np.empty(50000)                       # two 400 KB blocks from the heap, freed:
+    b = np.empty(50000)                       # 800 KB free at its top, past glibc's
+    a.fill(1.0); b.fill(1.0)                  # trim threshold (twice 256 KB)
+    del b, a
+print(host_memory.tuned(), faults() - before)
+"""
+
+
+def _run(**env):
+    e = {k: v for k, v in os.environ.items()
+         if k not in ("SAMPAN_HOST_MALLOC", "MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")}
+    e.update(env)
+    out = subprocess.run([sys.executable, "-c", _PROBE], env=e, capture_output=True,
+                         text=True, check=True).stdout.split()
+    return out[0] == "True", int(out[1])
+
+
+def test_freed_memory_is_reused():
+    tuned, faults = _run()
+    system, system_faults = _run(SAMPAN_HOST_MALLOC="system")
+    assert tuned and not system
+    # glibc's defaults give the 800 KB back each time and fault ~200 pages in again
+    assert system_faults > 200 * 100
+    assert faults < system_faults / 20
+
+
+def test_glibc_variables_win():
+    tuned, _ = _run(MALLOC_TRIM_THRESHOLD_="1000000")
+    assert not tuned
