@@ -21,7 +21,7 @@ import numpy as np
 from ...ops import OpError
 from ...ops.defs.nn_conv import pool_geometry, channel_last
 from ..registry import kernel
-from .pool_compiled import max_pool_2x2
+from .pool_compiled import max_pool_2x2, pool_rows
 
 
 # Paddle's max pooling starts every window at -FLT_MAX (also for float64), so a
@@ -156,48 +156,49 @@ def pool_forward(x, geo, is_max):
     # axes slowly, but combines whole slices at full speed
     if is_max:
         out = max_pool_2x2(x, geo)
-        return _separable_max(x, geo) if out is None else out
-    xp = _padded(x, geo, 0)
-    out = None
-    for _, sl in _offsets(geo):
-        v = xp[sl]
         if out is None:
-            out = v.copy()
-        elif is_max:
-            np.maximum(out, v, out=out)
-        else:
-            out += v
-    if is_max:
-        return out
+            out = pool_rows(x, geo, True, _taps)
+        return _separable_max(x, geo) if out is None else out
+    out = pool_rows(x, geo, False, _taps)
+    if out is None:
+        out = _separable(x, geo, np.add, 0)
     out /= _avg_divisor(x, geo)
     return out
 
 
 def _separable_max(x, geo):
-    """The window maximum one spatial axis at a time: a 3x3 window is 2 + 2
-    passes over shrinking arrays instead of 9 over strided views of the whole
-    input (ResNet/SqueezeNet pools 2-3x faster); the maximum does not depend on
-    the order it is taken in.  The first axis goes first: its views are whole
-    rows (contiguous runs), and the strided last axis is then taken over an
-    array already shrunk by the first's stride.  Padding is never written out:
-    each kernel offset updates only the outputs whose window holds it
-    (``_taps``), starting from offsets inside every window."""
+    """The window maximum one spatial axis at a time (``_separable``); the
+    maximum does not depend on the order it is taken in."""
+    return _separable(x, geo, np.maximum, _MAX_INIT)
+
+
+def _separable(x, geo, combine, pad_value):
+    """The windows reduced by ``combine`` (np.maximum or np.add) one spatial axis
+    at a time: a 3x3 window is 2 + 2 passes over shrinking arrays instead of 9
+    over strided views of the whole input (ResNet/SqueezeNet max pools 2-3x,
+    Inception's 3x3 average pools faster).  The first axis goes first: its
+    views are whole rows (contiguous runs), and the strided last axis is then
+    taken over an array already shrunk by the first's stride.  Padding is never
+    written out: each kernel offset updates only the outputs whose window
+    holds it (``_taps``), starting from offsets inside every window (a sum
+    skips the padding's zeros); a window wholly in the padding takes the
+    padded form (``pad_value``)."""
     y = x
     for ax in range(2, x.ndim):
         taps = _taps(y.shape[ax], geo.k[ax - 2], geo.s[ax - 2], geo.pads[ax - 2][0],
                      geo.out[ax - 2])
         if taps is None:        # some window lies wholly in the padding
-            return _separable_max(_padded(x, geo, _MAX_INIT), _unpadded(geo))
+            return _separable(_padded(x, geo, pad_value), _unpadded(geo), combine, pad_value)
         lead = (slice(None),) * ax
         if len(taps) > 1 and taps[1][0] is None:      # two offsets in every window
-            z = np.maximum(y[lead + (taps[0][1],)], y[lead + (taps[1][1],)])
+            z = combine(y[lead + (taps[0][1],)], y[lead + (taps[1][1],)])
             rest = taps[2:]
         else:
             z = y[lead + (taps[0][1],)].copy()
             rest = taps[1:]
         for dst, src in rest:
             v = z if dst is None else z[lead + (dst,)]
-            np.maximum(v, y[lead + (src,)], out=v)
+            combine(v, y[lead + (src,)], out=v)
         y = z
     return y
 

@@ -97,3 +97,54 @@ def test_compiled_2x2_declines_other_windows(k, s, p, ceil, shape):
     assert max_pool_2x2(x, _geo(shape[2:], k, s, p, ceil)) is None
     for dtype in ("int32", "float16"):          # numba has no float16
         assert max_pool_2x2(x.astype(dtype), _geo(shape[2:], 2, 2, 0, False)) is None
+
+
+def _brute_avg(x, geo):
+    xp = np.pad(x.astype(np.float64), ((0, 0), (0, 0)) + tuple(
+        (p[0], max((o - 1) * s + k - i - p[0], 0))
+        for i, o, k, s, p in zip(x.shape[2:], geo.out, geo.k, geo.s, geo.pads)))
+    out = np.empty(x.shape[:2] + tuple(geo.out))
+    for pos in itertools.product(*map(range, geo.out)):
+        lo = [j * s for j, s in zip(pos, geo.s)]
+        sl = tuple(slice(a, a + k) for a, k in zip(lo, geo.k))
+        out[(slice(None), slice(None)) + pos] = xp[(slice(None), slice(None)) + sl].reshape(
+            x.shape[:2] + (-1,)).sum(-1)
+    return out / P._avg_divisor(x, geo)
+
+
+@pytest.mark.parametrize("k, s, p, ceil", [c for c in CONFIGS if c[2] < c[0]])
+@pytest.mark.parametrize("exclusive", [True, False])
+def test_separable_average(k, s, p, ceil, exclusive):
+    """Average pooling sums one axis at a time (padding skipped, or the padded
+    form where a window lies wholly in it), then divides by Paddle's count."""
+    rs = np.random.RandomState(k * 100 + s * 10 + p)
+    x = rs.standard_normal((2, 3, 7 + k, 9)).astype(np.float64)
+    geo = _geo(x.shape[2:], k, s, p, ceil)
+    geo.exclusive = exclusive
+    if not all(geo.out):
+        pytest.skip("no output")
+    got = P.pool_forward(x, geo, False)
+    np.testing.assert_allclose(got, _brute_avg(x, geo), rtol=1e-12, atol=1e-12)
+
+
+@needs_numba
+@pytest.mark.parametrize("k, s, p, ceil", CONFIGS)
+@pytest.mark.parametrize("is_max", [True, False])
+def test_compiled_rows_are_the_separable_path(monkeypatch, k, s, p, ceil, is_max):
+    """pool_rows (kernels/cpu/pool_compiled.py) gives numpy's separable path's
+    bits for every window configuration it takes (NaN and signed zeros in)."""
+    from sampan.kernels.cpu import pool_compiled as PC
+    monkeypatch.setattr(PC, "ROWS_MIN_BYTES", 0)
+    rs = np.random.RandomState(k * 100 + s * 10 + p)
+    x = rs.standard_normal((2, 3, 7 + k, 9)).astype(np.float32)
+    x.flat[:5] = [np.nan, -0.0, 0.0, -0.0, 0.0]
+    geo = _geo(x.shape[2:], k, s, p, ceil)
+    if not all(geo.out):
+        pytest.skip("no output")
+    got = PC.pool_rows(x, geo, is_max, P._taps)
+    if P._taps(9, k, s, p, geo.out[1]) is None or P._taps(7 + k, k, s, p, geo.out[0]) is None:
+        assert got is None          # a window wholly in the padding: numpy's padded form
+        return
+    want = P._separable(x, geo, np.maximum if is_max else np.add, 0)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
