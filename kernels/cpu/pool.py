@@ -212,9 +212,7 @@ def _taps(size, k, s, p, o):
     covered = [False] * o
     for i in range(k):
         off = i - p
-        lo = max(0, -(off // s) if off < 0 else 0)
-        while lo * s + off < 0:
-            lo += 1
+        lo = -(off // s) if off < 0 else 0          # the first output it reaches: ceil(-off / s)
         hi = min(o - 1, (size - 1 - off) // s)
         if lo > hi:
             continue
