@@ -180,8 +180,10 @@ def conv_forward(x, w, g, pads, dil, strides, out, bias=None):
     else:
         cols = im2col(pad_hw(x, pads), w.shape[2:], strides, dil, out)
         L = math.prod(out)
-    # a flat block's product is copied without its extra columns: it goes to scratch
-    dst = scratch("gemm", (n, o, L), np.result_type(x, w)) if flat else None
+    # a flat block's product with extra columns is copied without them: it goes to
+    # scratch (without extra columns it is the result itself: a new array)
+    dst = scratch("gemm", (n, o, L), np.result_type(x, w)) \
+        if flat and tuple(padded[1:]) != tuple(out[1:]) else None
     if g == 1:
         res = np.matmul(w.reshape(o, k), cols.reshape(n, k, L), out=dst)
     else:

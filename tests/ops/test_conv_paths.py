@@ -47,6 +47,8 @@ CASES = {   # name: (x shape, w shape, groups, pads, dilation, strides)
     "strided im2col": ((3, 4, 15, 13), (6, 4, 3, 3), 1, ((1, 1), (1, 1)), (1, 1), (2, 2)),
     "grouped": ((2, 8, 11, 9), (6, 4, 3, 3), 2, ((1, 1), (1, 1)), (1, 1), (1, 1)),
     "5x5 no pad": ((4, 3, 16, 16), (4, 3, 5, 5), 1, ((0, 0), (0, 0)), (1, 1), (1, 1)),
+    "grouped 1x1": ((1, 8, 6, 5), (6, 4, 1, 1), 2, ((0, 0), (0, 0)), (1, 1), (1, 1)),
+    "7x1 unpadded width": ((1, 3, 12, 6), (4, 3, 7, 1), 1, ((3, 3), (0, 0)), (1, 1), (1, 1)),
     # K = C * 9 >= 16 * O: one GEMM per kernel offset (_shifted)
     "shifted": ((3, 32, 10, 12), (4, 32, 3, 3), 1, ((1, 1), (1, 1)), (1, 1), (1, 1)),
     "shifted, asymmetric pad": ((2, 40, 9, 8), (5, 40, 3, 3), 1, ((0, 2), (2, 1)), (1, 1),
@@ -96,6 +98,18 @@ def test_shifted_takes_its_layers(monkeypatch):
     assert len(calls) == 3
     _run("flat folded batch", "float32", False)     # K = 27 < 16 * 8: not this path
     assert len(calls) == 3
+
+
+@pytest.mark.parametrize("name", ["grouped 1x1", "7x1 unpadded width"])
+def test_flat_results_without_extra_columns_are_new_arrays(name):
+    # the flat path's product is the result itself when no column is dropped
+    first, _ = _run(name, "float32", False)
+    kept = first.copy()
+    for other in ("flat one sample", "strided im2col", "shifted"):
+        _run(other, "float32", False)
+    np.testing.assert_array_equal(first, kept)
+    for buf in ("im2col", "gemm"):
+        assert not np.shares_memory(scratch(buf, (4,), np.float32), first)
 
 
 def test_results_do_not_alias_scratch():
