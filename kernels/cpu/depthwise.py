@@ -24,9 +24,8 @@ nests instead, one per kernel size class:
 Summation order differs from the GEMM's: equal to rounding.  The kernels are
 compiled without fastmath (measured as fast): NaN and infinities propagate as
 in the GEMM path, where fastmath lets the compiler assume there are none.
-``depthwise``
-returns None where it does not apply (no numba, another kernel size,
-dilation or multiplier, an integer dtype); conv_forward then takes its
+``depthwise`` returns None where it does not apply (no numba, another kernel
+size, dilation or multiplier, an integer dtype); conv_forward then takes its
 im2col path.
 """
 import numpy as np
