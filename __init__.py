@@ -18,7 +18,8 @@ from .tensor import methods as _methods
 
 _methods.install(Tensor)
 from .dygraph import fast_operators as _fast_operators  # noqa: E402
-_fast_operators.install(Tensor, ops.get_op, _tensor_pkg.operators.SCALE_ATTRS)
+_fast_operators.install(Tensor, ops.get_op, _tensor_pkg.operators.SCALE_ATTRS,
+                        _tensor_pkg.operators._fill)
 
 from . import static  # noqa: E402  (Program, Executor; installs the static handler)
 from .program.framework import Variable as _Variable  # noqa: E402

@@ -13,13 +13,12 @@ there:
   when recording, ``Tensor(out, False, GradNode(op, defaults, (x, y), (a, b),
   (out,)), 0)``;
 - a float tensor and a Python int/float under ``+ - * /`` (operators.py rule 2,
-  the ``scale`` op): the scale kernel's formula ``x * s + b`` with its 0-d
-  constants, made once per (method, dtype, number) with the op's complete
-  attrs (``x + b`` where s is 1: ``x * 1`` is x exactly); an integer tensor
-  with an int calls the scale kernel itself with those attrs;
+  the ``scale`` op), or an integer tensor with an int: the scale kernel's own
+  fast form for the op's complete attrs, made once per (method, dtype,
+  number);
 - a float tensor and a Python int/float under a comparison (rule 2: a [] fill
   of the tensor's dtype on the right): the compare kernel's fast form against
-  that constant, made once.
+  the fill the general operator makes, made once per (dtype, number).
 
 Everything else (another dtype, a bool, a static Variable, AMP or
 FLAGS_check_nan_inf wrapping the handler, another backend, a replaced kernel, a
@@ -32,7 +31,7 @@ import math
 
 import numpy as np
 
-from ..kernels.cpu.math import scale as _scale_kernel, _typed
+from ..kernels.cpu.math import scale as _scale_kernel
 from ..ops.mode import BIND
 from .engine import GradNode, GRAD, RECORDING, run_op
 from .tensor import Tensor, Parameter
@@ -41,7 +40,6 @@ __all__ = ["fast_operator", "install"]
 
 _ndarray = np.ndarray
 _asarray = np.asarray
-_F64 = np.dtype("float64")
 
 # method -> op type of the operators with a fast form (the reflected ones
 # only meet numbers: between tensors Python calls the left one's method)
@@ -66,7 +64,9 @@ def _key(v):
 
 
 def _scale_form(scale_op, attrs_of, dt, v, table):
-    """(fn(a) -> out, complete attrs) of ``x <method> v`` as the scale op, or None."""
+    """(fn(a) -> out, complete attrs) of ``x <method> v`` as the scale op, or None:
+    the scale kernel's own fast form for those attrs (kernels/cpu/math.py),
+    made once per (dtype, number)."""
     k = _key(v)
     form = table.get((dt, k)) if k is not None else None
     if form is None:
@@ -74,27 +74,8 @@ def _scale_form(scale_op, attrs_of, dt, v, table):
         if attrs is None:
             return None
         attrs = scale_op.complete_attrs(attrs)
-        if dt.kind == "f" and attrs["bias_after_scale"]:
-            # the kernel's float formula with its constants (kernels/cpu/math.py)
-            s, b = _typed(dt, attrs["scale"]), _typed(dt, attrs["bias"])
-            if attrs["scale"] == 1.0:
-                def fn(a, b=b):
-                    return np.add(a, b)
-            else:
-                def fn(a, s=s, b=b):
-                    t = np.multiply(a, s)
-                    return np.add(t, b, out=t) if type(t) is _ndarray else np.add(t, b)
-        elif dt.kind in "iu" and attrs["bias_after_scale"] and \
-                type(attrs["scale"]) is float and type(attrs["bias"]) is float:
-            # the kernel's integer formula: float64 math, the result cast back
-            s, b = _typed(_F64, attrs["scale"]), _typed(_F64, attrs["bias"])
-
-            def fn(a, s=s, b=b, dt=dt):
-                return _asarray(a * s + b, dtype=dt)
-        else:
-            def fn(a, attrs=attrs):
-                return _scale_kernel((a, None), attrs, None)[0]
-        form = (fn, attrs)
+        fast = _scale_kernel.fast(attrs)
+        form = ((lambda a: fast(a, None)), attrs)
         if k is not None:
             if len(table) >= _LIMIT:
                 table.clear()
@@ -102,12 +83,13 @@ def _scale_form(scale_op, attrs_of, dt, v, table):
     return form
 
 
-def _fill_value(dt, v, table):
-    """The [] fill of ``v`` in float dtype ``dt`` (operators.py ``_fill``)."""
+def _fill_value(fill, dt, v, table):
+    """The [] fill of ``v`` in ``dt`` that the general operator makes (``fill``:
+    operators.py ``_fill``, run once per (dtype, number))."""
     k = _key(v)
     c = table.get((dt, k)) if k is not None else None
     if c is None:
-        c = np.full((), float(v), dtype=dt)
+        c = fill(v, dt)._data
         if k is not None:
             if len(table) >= _LIMIT:
                 table.clear()
@@ -115,10 +97,11 @@ def _fill_value(dt, v, table):
     return c
 
 
-def fast_operator(name, op, general, scale_op=None, attrs_of=None):
+def fast_operator(name, op, general, scale_op=None, attrs_of=None, fill=None):
     """``general`` (the operator of tensor/operators.py) with the cases of the
     module docstring done in place.  ``scale_op``/``attrs_of``: the scale op
-    and this method's rule for its attrs (operators.SCALE_ATTRS), for ``+ - * /``."""
+    and this method's rule for its attrs (operators.SCALE_ATTRS), for ``+ - * /``;
+    ``fill``: the operators' fill of a number (operators._fill), for comparisons."""
     cache = op.eager_cache
     defaults = op.default_attrs
     records = op.records_grad
@@ -157,9 +140,9 @@ def fast_operator(name, op, general, scale_op=None, attrs_of=None):
                 kind = dt.kind
                 if compare:
                     entry = cache.get(dt)
-                    if kind == "f" and entry is not None and not entry[1] and \
-                            (fast := entry[3]) is not None:
-                        out = fast(a, _fill_value(dt, other, numbers))
+                    if kind == "f" and fill is not None and entry is not None and \
+                            not entry[1] and (fast := entry[3]) is not None:
+                        out = fast(a, _fill_value(fill, dt, other, numbers))
                         return Tensor(out if type(out) is _ndarray else _asarray(out))
                 elif attrs_of is not None and (kind == "f" or (
                         kind in "iu" and tp is int and not floats_only)):
@@ -187,13 +170,14 @@ def fast_operator(name, op, general, scale_op=None, attrs_of=None):
     return method
 
 
-def install(cls, get_op, scale_attrs):
+def install(cls, get_op, scale_attrs, fill):
     """Put the fast forms of ``FAST``'s operators on the eager tensor class
-    (``scale_attrs``: operators.SCALE_ATTRS)."""
+    (``scale_attrs``: operators.SCALE_ATTRS; ``fill``: operators._fill)."""
     scale_op = get_op("scale")
     for name, op_type in FAST.items():
         general = getattr(cls, name)
         general = getattr(general, "general", general)
         attrs_of = scale_attrs.get(name)
         setattr(cls, name, fast_operator(name, get_op(op_type), general,
-                                         scale_op if attrs_of else None, attrs_of))
+                                         scale_op if attrs_of else None, attrs_of,
+                                         fill if name in _COMPARE else None))

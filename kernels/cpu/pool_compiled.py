@@ -26,13 +26,10 @@ for the 2x2 kernel, an odd tail the window would need, not float32/float64).
 """
 import numpy as np
 
-from .fused_elementwise import numba_available
+# np.maximum's rule as scalar code, and the float dtypes numba compiles (no float16)
+from .fused_elementwise import numba_available, _max, _NUMBA_FLOATS as _DTYPES
 
 __all__ = ["max_pool_2x2", "pool_rows", "ROWS_MIN_BYTES"]
-
-
-def _max(a, b):
-    return a if a > b or a != a else b
 
 
 def _pool(x, out, mx):
@@ -49,7 +46,6 @@ def _pool(x, out, mx):
 
 
 _COMPILED = []
-_DTYPES = (np.dtype("float32"), np.dtype("float64"))     # numba has no float16
 
 
 def _compiled():

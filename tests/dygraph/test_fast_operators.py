@@ -166,14 +166,15 @@ def test_number_tables_stay_bounded():
 
 def test_the_fast_cases_never_reach_the_general_path():
     from sampan.ops import get_op
-    from sampan.tensor.operators import SCALE_ATTRS
+    from sampan.tensor.operators import SCALE_ATTRS, _fill
 
     def general(x, y):
         raise AssertionError("general path")
 
     def make(name, op_type):
         scale = get_op("scale") if name in SCALE_ATTRS else None
-        return F.fast_operator(name, get_op(op_type), general, scale, SCALE_ATTRS.get(name))
+        return F.fast_operator(name, get_op(op_type), general, scale, SCALE_ATTRS.get(name),
+                               _fill if name in F._COMPARE else None)
 
     x = paddle.to_tensor(_array("float32"), stop_gradient=False)
     y = paddle.to_tensor(_array("float32", seed=1))
