@@ -19,7 +19,6 @@ from ..kernels.transform import backend_of, to_backend
 from ..program.framework import Program
 from ..program.program_guard import default_main_program
 from .compiled import CompiledProgram
-from .memory import tune_allocator
 from .run_plan import ExecutionConfig, PlanRun
 from .scope import global_scope, LoDTensor
 from ..ops import is_graph_value
@@ -67,7 +66,6 @@ class Executor:
     def __init__(self, place=None, config=None):
         self.place = place if place is not None else CPUPlace()
         self.backend = backend_of_place(self.place) or CPU
-        tune_allocator()            # reuse freed buffers across runs (memory.py)
         self.config = config or ExecutionConfig()
         self._cache = OrderedDict()
         # the same call again (same program version, feed names, fetch objects,

@@ -40,7 +40,6 @@ from ..kernels.transform import backend_of, to_backend
 from . import deps as D, liveness as L
 from .explain import explain
 from .numerics import switch as _numerics_switch
-from .memory import tune_allocator
 from .plan import Plan
 from .reuse import shape_only_inputs as _shape_only_inputs
 from .runner import CompiledSerial, LoopSerial, Threaded
@@ -94,7 +93,6 @@ class PlanRun:
                             "scope=, tensors= or arrays=")
         if check not in _CHECKS:
             raise ValueError(f"PlanRun check must be one of {_CHECKS}, got {check!r}")
-        tune_allocator()        # reuse freed buffers across runs (memory.py)
         self.scope, self.backend, self.config = scope, backend, config or _DEFAULT
         block = program.global_block()
         for n in fetch_names:

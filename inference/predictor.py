@@ -8,7 +8,9 @@ the executor plans the program once with the parameter arrays bound
 variable table, kernels chosen, frees, compiled straight-line runner; inputs
 checked against the model's declarations with its messages).  A run then
 costs: one list of arrays (the parameters, then the inputs in ``col`` order),
-one call of the compiled runner, and handing the outputs to their handles.
+one call of the compiled runner (its blocks served from glibc's heap, so the
+next run finds them in place: ``kernels.host_memory.large_from_heap``), and
+handing the outputs to their handles.
 
 ``clone()`` shares the program, the plan and the parameter arrays (read-only
 here) and gets its own input/output handles.  Handles follow Paddle Inference's
@@ -20,6 +22,7 @@ import numpy as np
 
 from ..executor.run_plan import PlanRun
 from ..kernels.blas_threads import set_blas_threads
+from ..kernels.host_memory import large_from_heap
 from ..kernels.registry import CPU
 from ..ops import OpError
 from ..save_load.atomic_set import reading
@@ -182,7 +185,8 @@ class Predictor:
         arrays or Tensors in input order) returning the outputs as a list."""
         if inputs is not None:
             try:
-                return self._run_list(inputs)
+                with large_from_heap():     # this run's blocks kept for the next (host_memory)
+                    return self._run_list(inputs)
             except (ValueError, OpError) as exc:       # bad inputs or a failing op: name the model
                 raise blame(exc, self._core.model)
         feeds = [t._data for t in self._inputs]
@@ -191,7 +195,8 @@ class Predictor:
                 raise t._spec.not_fed(f"call get_input_handle('{t._name}')"
                                       f".copy_from_cpu(array) first")
         try:
-            outs = self._run(feeds)
+            with large_from_heap():     # this run's blocks kept for the next (host_memory)
+                outs = self._run(feeds)
         except (ValueError, OpError) as exc:
             raise blame(exc, self._core.model)
         for t, a, aliased in zip(self._outputs, outs, self._aliased):

@@ -50,3 +50,50 @@ def test_freed_memory_is_reused():
 def test_glibc_variables_win():
     tuned, _ = _run(MALLOC_TRIM_THRESHOLD_="1000000")
     assert not tuned
+
+
+_PREDICTOR_PROBE = """
+import os, resource, sys, tempfile, numpy as np
+import sampan as paddle
+from sampan import inference
+import sampan.inference.predictor as P
+def faults():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+class Plain:                                   # a run without large_from_heap
+    def __enter__(self): return self
+    def __exit__(self, *exc): return False
+if sys.argv[1] == "plain":
+    P.large_from_heap = Plain
+paddle.enable_static()
+main, start = paddle.static.Program(), paddle.static.Program()
+with paddle.static.program_guard(main, start):
+    x = paddle.static.data("x", [-1, 1024, 1024], "float32")
+    y = paddle.nn.functional.relu(x * 2.0) + x          # 40 MB temporaries, > 32 MB
+exe = paddle.static.Executor()
+exe.run(start)
+prefix = os.path.join(tempfile.mkdtemp(), "m")
+paddle.static.save_inference_model(prefix, [x], [y], exe, program=main)
+pred = inference.create_predictor(inference.Config(prefix + ".pdmodel", prefix + ".pdiparams"))
+a = np.random.RandomState(0).randn(10, 1024, 1024).astype("float32")
+out = pred.run([a])[0]
+assert np.allclose(out, np.maximum(a * 2, 0) + a)
+del out
+pred.run([a])
+before = faults()
+for _ in range(5):
+    pred.run([a])
+print(faults() - before)
+"""
+
+
+def _predictor_faults(mode):
+    return int(subprocess.run([sys.executable, "-c", _PREDICTOR_PROBE, mode], check=True,
+                              capture_output=True, text=True).stdout.split()[-1])
+
+
+def test_predictor_runs_keep_large_blocks():
+    # without it, every run maps its 40 MB temporaries anew and faults them in
+    # (huge pages or not); with it the second run on finds them in the heap
+    plain, held = _predictor_faults("plain"), _predictor_faults("held")
+    assert plain > 5 * 2 * 20          # 5 runs x 2 blocks x 20 huge pages at least
+    assert held < plain / 10, (held, plain)
