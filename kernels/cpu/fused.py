@@ -6,6 +6,7 @@ from ...ops.registry import get_op
 from ..registry import kernel, FLOATS
 from .activation import ACTIVATIONS, ACTIVATIONS_INTO
 from .conv import _conv_setup, conv_forward
+from .depthwise import CLAMPS, depthwise
 from .fused_elementwise import activation_into
 from .winograd import winograd_conv3x3
 
@@ -65,8 +66,14 @@ def _activate(out, act, alpha):
 def sampan_conv2d_fusion(ins, attrs, need):
     x, w, b = ins
     x, _, g, pads, dil, strides, out = _conv_setup("sampan_conv2d_fusion", x, w, attrs)
+    act = attrs["activation"]
+    clamp = CLAMPS.get(act)
+    if clamp is not None and g > 1 and w.shape[1] == 1 and g == w.shape[0] and all(out):
+        res = depthwise(x, w, pads, dil, strides, out, b, clamp)   # relu/relu6 in its loop
+        if res is not None:
+            return (res,)
     res = conv_forward(x, w, g, pads, dil, strides, out, bias=b)
-    return (_activate(res, attrs["activation"], attrs["alpha"]),)
+    return (_activate(res, act, attrs["alpha"]),)
 
 
 sampan_conv2d_fusion.fresh = True

@@ -1,7 +1,9 @@
-"""The numba depthwise kernels (kernels/cpu/depthwise.py: 3x3 by rows and
-channels-last, 5x5 and 7x7 channels-last) against conv forward's im2col
-path: strides 1 and 2, symmetric and asymmetric padding, odd sizes, float32
-and float64, with and without a bias;
+"""The numba depthwise kernels (kernels/cpu/depthwise.py: 3x3 by rows, by
+split rows for stride 2 and channels-last, 5x5 and 7x7 channels-last)
+against conv forward's im2col path: strides 1 and 2, symmetric and
+asymmetric padding, odd sizes, inputs wider than the windows reach, float32
+and float64, with and without a bias, with the relu/relu6 clamp against the
+activation kernels (NaN kept);
 the layers they do not take (another kernel size, dilation, channel
 multiplier, integers) give None."""
 import numpy as np
@@ -11,12 +13,12 @@ from sampan.kernels.cpu import conv as C
 from sampan.kernels.cpu import depthwise as D
 from sampan.ops.defs.nn_conv import conv_out
 
-pytestmark = pytest.mark.skipif(D._compiled(3) is None, reason="numba not available")
+pytestmark = pytest.mark.skipif(D._compiled("rows") is None, reason="numba not available")
 
 
 def _im2col(x, w, pads, strides, out, bias, monkeypatch):
     with monkeypatch.context() as m:
-        m.setattr(D, "_compiled", lambda k=3, channels_last=None: None)
+        m.setattr(D, "_compiled", lambda key: None)
         return C.conv_forward(x, w, x.shape[1], pads, (1, 1), strides, out, bias)
 
 
@@ -26,6 +28,10 @@ def _im2col(x, w, pads, strides, out, bias, monkeypatch):
     ((1, 3, 8, 8), (2, 2), ((1, 1), (1, 1))),
     ((3, 4, 7, 10), (2, 1), ((0, 2), (1, 0))),
     ((1, 6, 5, 4), (1, 2), ((0, 0), (0, 0))),
+    ((2, 3, 9, 12), (2, 2), ((0, 0), (0, 0))),      # the last column is never read
+    ((1, 2, 6, 13), (2, 2), ((1, 2), (2, 2))),
+    ((1, 2, 7, 14), (1, 2), ((0, 1), (2, 0))),
+    ((1, 2, 5, 15), (2, 2), ((1, 1), (0, 1))),
 ])
 @pytest.mark.parametrize("with_bias", [False, True])
 @pytest.mark.parametrize("k", D.SIZES)
@@ -83,3 +89,29 @@ def test_nan_and_inf_propagate_as_in_im2col(monkeypatch, k, small_map):
     np.testing.assert_array_equal(np.isinf(got), np.isinf(want))
     fin = np.isfinite(want)
     assert np.isnan(want).any() and np.abs(got[fin] - want[fin]).max() <= 1e-5 * np.abs(want[fin]).max()
+
+
+@pytest.mark.parametrize("act", sorted(D.CLAMPS))
+@pytest.mark.parametrize("k", D.SIZES)
+@pytest.mark.parametrize("strides", [(1, 1), (2, 2)])
+@pytest.mark.parametrize("small_map", [0, 10 ** 9])
+def test_clamp_equals_the_activation(monkeypatch, act, k, strides, small_map):
+    from sampan.kernels.cpu.activation import ACTIVATIONS
+    from sampan.ops.registry import get_op
+    monkeypatch.setattr(D, "SMALL_MAP", small_map)
+    rs = np.random.RandomState(k)
+    x = (rs.standard_normal((2, 3, 11, 10)) * 4).astype("float32")
+    x[0, 1, 4, 4] = np.nan
+    w = rs.standard_normal((3, 1, k, k)).astype("float32")
+    b = rs.standard_normal(3).astype("float32")
+    pads = ((k // 2, k // 2),) * 2
+    out = tuple(conv_out(i, k, s, (k // 2, k // 2), 1) for i, s in zip(x.shape[2:], strides))
+    plain = _im2col(x, w, pads, strides, out, b, monkeypatch)
+    want = ACTIVATIONS[act][0](plain, get_op(act).default_attrs)
+    got = D.depthwise(x, w, pads, (1, 1), strides, out, b, D.CLAMPS[act])
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    fin = np.isfinite(want)
+    assert np.isnan(want).any() and (want[fin] == 0).any() and \
+        np.abs(got[fin] - want[fin]).max() <= 1e-5 * np.abs(want[fin]).max()
+    if act == "relu6":
+        assert want[fin].max() == 6 and got[fin].max() == 6
