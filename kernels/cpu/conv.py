@@ -132,10 +132,19 @@ def flat_windows(x, ks, pads, dil, out):
 _BLOCK_BYTES = 8 << 20
 
 
-def conv_forward(x, w, g, pads, dil, strides, out, bias=None):
+def conv_forward(x, w, g, pads, dil, strides, out, bias=None, epilogue=None):
     """The convolution (channels first); ``bias`` (one value per output
     channel, sampan_conv2d_fusion) is added on the way out, in the copy that
-    drops a stride-1 block's padding columns or in place."""
+    drops a stride-1 block's padding columns or in place.  ``epilogue``
+    (kernels/cpu/conv_epilogue.py, ``fn(res, bias)`` in place): the fused
+    op's bias and activation, applied per sample right after its GEMM where
+    the samples' GEMMs are separate, else to the whole result."""
+    if epilogue is not None:
+        if g == 1 and all(s == 1 for s in strides) and all(out) and \
+                w[0].size == w.shape[1] and not any(a or b for a, b in pads) and \
+                not (x.shape[0] > 1 and math.prod(out) <= _FOLD_COLS):
+            return _one_by_one(x, w, out, bias, epilogue)
+        return epilogue(conv_forward(x, w, g, pads, dil, strides, out, bias), None)
     n = x.shape[0]
     o, cg = w.shape[:2]
     if cg == 1 and g == o > 1 and len(out) == 2 and all(out):
@@ -200,6 +209,19 @@ def conv_forward(x, w, g, pads, dil, strides, out, bias=None):
     res = res.reshape((n, o) + tuple(out))
     if bias is not None:
         res += bias.reshape((o,) + (1,) * len(out))
+    return res
+
+
+def _one_by_one(x, w, out, bias, epilogue):
+    """A 1x1 stride-1 unpadded convolution, each sample's GEMM (its input is the
+    operand as it is) followed at once by the epilogue on its output."""
+    n, c = x.shape[:2]
+    o = w.shape[0]
+    res = np.empty((n, o) + tuple(out), np.result_type(x, w))
+    w2, x3, r3 = w.reshape(o, c), x.reshape(n, c, -1), res.reshape(n, o, -1)
+    for i in range(n):
+        np.matmul(w2, x3[i], out=r3[i])
+        epilogue(r3[i:i + 1], bias)
     return res
 
 

@@ -25,8 +25,9 @@ nests instead, one per kernel size class:
   larger maps; never slower.  A 3x3 layer takes it on maps of at most
   ``SMALL_MAP`` pixels; on larger ones the two moves cost more than they save.
 
-Every kernel can clamp its outputs on the way out (``CLAMPS``: relu, relu6),
-which saves sampan_conv2d_fusion the activation's pass over the output.
+Every kernel can clamp its outputs on the way out (relu, relu6: the clamps of
+kernels/cpu/conv_epilogue.py), which saves sampan_conv2d_fusion the
+activation's pass over the output.
 
 Summation order differs from the GEMM's: equal to rounding.  The kernels are
 compiled without fastmath (measured as fast): NaN and infinities propagate as
@@ -39,7 +40,7 @@ import numpy as np
 
 from .fused_elementwise import numba_available
 
-__all__ = ["depthwise", "SIZES", "CLAMPS"]
+__all__ = ["depthwise", "SIZES"]
 
 # unsigned index arithmetic in the loops (numba wraps negative signed indices
 # around, a branch that keeps LLVM from vectorizing strided or shifted reads)
@@ -49,7 +50,7 @@ _U1, _U2 = np.uint64(1), np.uint64(2)
 SIZES = (3, 5, 7)
 
 
-def _planes(x, w, bias, out, pt, pl, sh, lo, hi, plane):
+def _planes(x, w, bias, out, pt, pl, sh, lo, hi, tie, plane):
     """Stride-1 rows: ``plane`` (hp, wp) holds one channel zero-bordered.
     Unsigned indices as in ``_planes_s2``."""
     n, c, h, wd = x.shape
@@ -77,14 +78,14 @@ def _planes(x, w, bias, out, pt, pl, sh, lo, hi, plane):
                     v = (bo + w00 * r0[i] + w01 * r0[i + _U1] + w02 * r0[i + _U2]
                          + w10 * r1[i] + w11 * r1[i + _U1] + w12 * r1[i + _U2]
                          + w20 * r2[i] + w21 * r2[i + _U1] + w22 * r2[i + _U2])
-                    if v < lo:
+                    if v < lo or (tie and v == lo):
                         v = lo
                     if v > hi:
                         v = hi
                     o[i] = v
 
 
-def _planes_s2(x, w, bias, out, pt, pl, sh, lo, hi, even, odd):
+def _planes_s2(x, w, bias, out, pt, pl, sh, lo, hi, tie, even, odd):
     """Stride-2 rows: each padded row is split into its even columns (``even``,
     (hp, wo + 1)) and odd ones (``odd``, (hp, wo)) as it is copied, so output i
     reads even[i], odd[i], even[i + 1]: unit strides the compiler vectorizes.
@@ -136,14 +137,14 @@ def _planes_s2(x, w, bias, out, pt, pl, sh, lo, hi, even, odd):
                     v = (bo + w00 * e0[i] + w01 * d0[i] + w02 * e0[i + _U1]
                          + w10 * e1[i] + w11 * d1[i] + w12 * e1[i + _U1]
                          + w20 * e2[i] + w21 * d2[i] + w22 * e2[i + _U1])
-                    if v < lo:
+                    if v < lo or (tie and v == lo):
                         v = lo
                     if v > hi:
                         v = hi
                     o[i] = v
 
 
-def _channels_last(x, wt, bias, out, pt, pl, sh, sw, lo, hi, xt, ot):
+def _channels_last(x, wt, bias, out, pt, pl, sh, sw, lo, hi, tie, xt, ot):
     """``out`` (N, C, Ho, Wo) of ``x`` (N, C, H, W) by ``wt`` (k, k, C), through
     the channels-last scratch ``xt`` (H, W, C) and ``ot`` (Ho, Wo, C)."""
     n, c, h, wd = x.shape
@@ -177,7 +178,7 @@ def _channels_last(x, wt, bias, out, pt, pl, sh, sw, lo, hi, xt, ot):
                 o = ot[y, xo]
                 for ch in range(c):
                     v = o[ch]
-                    if v < lo:
+                    if v < lo or (tie and v == lo):
                         v = lo
                     if v > hi:
                         v = hi
@@ -193,10 +194,7 @@ SMALL_MAP = 64
 
 _KERNELS = {"rows": _planes, "rows_s2": _planes_s2, "channels_last": _channels_last}
 
-# the activations the kernels apply on the way out, as a clamp (lo, hi): NaN
-# passes both tests, as it passes np.maximum/np.minimum
-CLAMPS = {"relu": (0.0, np.inf), "relu6": (0.0, 6.0)}
-_NO_CLAMP = (-np.inf, np.inf)
+_NO_CLAMP = (-np.inf, np.inf, False)
 
 
 def _compiled(key):
@@ -216,8 +214,9 @@ def _compiled(key):
 
 def depthwise(x, w, pads, dil, strides, out, bias=None, clamp=None):
     """The depthwise convolution of channel-first ``x`` (N, C, H, W) by ``w``
-    (C, 1, k, k), k in SIZES, clamped to ``clamp`` = (lo, hi) on the way out
-    (an activation of CLAMPS), or None where this kernel does not apply."""
+    (C, 1, k, k), k in SIZES, clamped on the way out to ``clamp`` = (lo, hi,
+    tie) (an activation of kernels/cpu/conv_epilogue.py ``CLAMPS``), or None
+    where this kernel does not apply."""
     k = w.shape[-1]
     if w.ndim != 4 or x.ndim != 4 or w.shape[1:] != (1, k, k) or k not in SIZES or \
             w.shape[0] != x.shape[1] or tuple(dil) != (1, 1) or \
@@ -234,18 +233,19 @@ def depthwise(x, w, pads, dil, strides, out, bias=None, clamp=None):
         return None
     n, c = x.shape[:2]
     (pt, _), (pl, _) = pads
-    lo, hi = (x.dtype.type(v) for v in clamp or _NO_CLAMP)     # not float64 in the loop
+    lo, hi, tie = clamp or _NO_CLAMP
+    lo, hi = x.dtype.type(lo), x.dtype.type(hi)        # not float64 in the loop
     hp = max(pt + x.shape[2], (ho - 1) * sh + k)
     res = np.empty((n, c, ho, wo), x.dtype)
     bias = np.zeros(c, x.dtype) if bias is None else bias
     if key == "rows":
         wp = max(pl + x.shape[3], (wo - 1) * sw + k)
-        fn(x, w, bias, res, pt, pl, sh, lo, hi, np.empty((hp, wp), x.dtype))
+        fn(x, w, bias, res, pt, pl, sh, lo, hi, tie, np.empty((hp, wp), x.dtype))
     elif key == "rows_s2":
-        fn(x, w, bias, res, pt, pl, sh, lo, hi, np.empty((hp, wo + 1), x.dtype),
+        fn(x, w, bias, res, pt, pl, sh, lo, hi, tie, np.empty((hp, wo + 1), x.dtype),
            np.empty((hp, wo), x.dtype))
     else:
         wt = np.ascontiguousarray(w[:, 0].transpose(1, 2, 0))
-        fn(x, wt, bias, res, pt, pl, sh, sw, lo, hi, np.empty(x.shape[2:] + (c,), x.dtype),
+        fn(x, wt, bias, res, pt, pl, sh, sw, lo, hi, tie, np.empty(x.shape[2:] + (c,), x.dtype),
            np.empty((ho, wo, c), x.dtype))
     return res

@@ -11,6 +11,7 @@ import pytest
 
 from sampan.kernels.cpu import conv as C
 from sampan.kernels.cpu import depthwise as D
+from sampan.kernels.cpu.conv_epilogue import CLAMPS
 from sampan.ops.defs.nn_conv import conv_out
 
 pytestmark = pytest.mark.skipif(D._compiled("rows") is None, reason="numba not available")
@@ -91,7 +92,7 @@ def test_nan_and_inf_propagate_as_in_im2col(monkeypatch, k, small_map):
     assert np.isnan(want).any() and np.abs(got[fin] - want[fin]).max() <= 1e-5 * np.abs(want[fin]).max()
 
 
-@pytest.mark.parametrize("act", sorted(D.CLAMPS))
+@pytest.mark.parametrize("act", ["relu", "relu6"])
 @pytest.mark.parametrize("k", D.SIZES)
 @pytest.mark.parametrize("strides", [(1, 1), (2, 2)])
 @pytest.mark.parametrize("small_map", [0, 10 ** 9])
@@ -108,7 +109,7 @@ def test_clamp_equals_the_activation(monkeypatch, act, k, strides, small_map):
     out = tuple(conv_out(i, k, s, (k // 2, k // 2), 1) for i, s in zip(x.shape[2:], strides))
     plain = _im2col(x, w, pads, strides, out, b, monkeypatch)
     want = ACTIVATIONS[act][0](plain, get_op(act).default_attrs)
-    got = D.depthwise(x, w, pads, (1, 1), strides, out, b, D.CLAMPS[act])
+    got = D.depthwise(x, w, pads, (1, 1), strides, out, b, CLAMPS[act])
     np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
     fin = np.isfinite(want)
     assert np.isnan(want).any() and (want[fin] == 0).any() and \

@@ -1,0 +1,65 @@
+"""kernels/cpu/conv_epilogue.py: a fused convolution's bias and activation in
+one pass give the bits of numpy's bias add followed by the activation op's own
+kernel (signed zeros, NaN, infinities, values at the clamp bounds), with and
+without a bias, float32 and float64; the 1x1 path applying it per sample after
+each GEMM gives the bits of the whole-result path."""
+import numpy as np
+import pytest
+
+from sampan.kernels.cpu import conv as C
+from sampan.kernels.cpu.activation import ACTIVATIONS
+from sampan.kernels.cpu.conv_epilogue import epilogue
+from sampan.ops.registry import get_op
+
+ACTS = ["", "relu", "relu6", "hard_swish", "leaky_relu", "sigmoid"]
+SPECIAL = [-0.0, 0.0, np.nan, np.inf, -np.inf, 6.0, -6.0, 5.999, 1e-30, -1e-30]
+
+
+def _reference(res, bias, act, alpha):
+    out = res.copy()
+    if bias is not None:
+        out += bias.reshape((-1,) + (1,) * (res.ndim - 2))
+    if not act:
+        return out
+    attrs = dict(get_op(act).default_attrs, **({"alpha": alpha} if act == "leaky_relu" else {}))
+    return ACTIVATIONS[act][0](out, attrs)
+
+
+def _same_bits(a, b):
+    assert a.dtype == b.dtype and a.shape == b.shape
+    np.testing.assert_array_equal(a.view(f"u{a.itemsize}"), b.view(f"u{b.itemsize}"))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("with_bias", [False, True])
+@pytest.mark.parametrize("act", ACTS)
+def test_bits_of_bias_add_then_activation(dtype, with_bias, act):
+    rs = np.random.RandomState(3)
+    res = (rs.standard_normal((3, 4, 5, 7)) * 4).astype(dtype)
+    res.reshape(-1)[:len(SPECIAL)] = SPECIAL
+    res[2, 3].reshape(-1)[:len(SPECIAL)] = SPECIAL
+    bias = None
+    if with_bias:
+        bias = rs.standard_normal(4).astype(dtype)
+        bias[3] = -0.0
+    with np.errstate(all="ignore"):         # inf * 0 in hard_swish: NaN, as wanted
+        want = _reference(res, bias, act, 0.02)
+        got = epilogue(act, 0.02, np.dtype(dtype))(res.copy(), bias)
+    _same_bits(got, want)
+
+
+@pytest.mark.parametrize("shape, cout", [((1, 8, 9, 11), 6), ((5, 3, 12, 10), 7),
+                                         ((4, 6, 5, 5), 3)])        # the last: folded
+@pytest.mark.parametrize("act", ["relu", "relu6", "hard_swish"])
+@pytest.mark.parametrize("with_bias", [False, True])
+def test_one_by_one_per_sample(shape, cout, act, with_bias):
+    rs = np.random.RandomState(sum(shape))
+    x = rs.standard_normal(shape).astype("float32")
+    x[0, :, 0, 0] = 0.0
+    w = rs.standard_normal((cout, shape[1], 1, 1)).astype("float32")
+    b = rs.standard_normal(cout).astype("float32") if with_bias else None
+    args = (x, w, 1, ((0, 0), (0, 0)), (1, 1), (1, 1), shape[2:])
+    want = _reference(C.conv_forward(*args), b, act, 0.0)
+    got = C.conv_forward(*args, bias=b, epilogue=epilogue(act, 0.0, x.dtype))
+    _same_bits(got, want)
+    assert got.flags.c_contiguous and not np.shares_memory(got, x)
