@@ -1,10 +1,17 @@
 """``conv_elementwise_add_act_fuse_pass``: ``conv2d`` / ``depthwise_conv2d``
 (channel-first, its filter a parameter) + ``elementwise_add`` of a parameter
 bias over the output channels + an optional activation become one
-``sampan_conv2d_fusion`` op (ops/defs/fused.py), whose kernel adds the bias in
-the copy the convolution makes anyway, then runs the activation op's own kernel
-function (in place for relu)
+``sampan_conv2d_fusion`` op (ops/defs/fused.py), whose kernel adds the bias and
+applies the activation on the way out (kernels/cpu/conv_epilogue.py)
 (Paddle Inference's pass of the same name makes its ``conv2d_fusion``).
+
+``conv_elementwise_add2_act_fuse_pass`` (run first, as in Paddle) takes the
+same conv + bias followed by a residual ``elementwise_add`` (the other operand
+a computed tensor of the same declared shape and dtype: ResNet's shortcut)
+and an optional activation: the residual goes into the fused op's
+``ResidualData``, added in the same pass over the output.  The fused op stands
+where the residual add stood (the residual is ready there), so no op between
+the conv and that add may write the conv's inputs.
 
 It runs after ``conv_bn_fuse_pass``, which leaves each folded batch norm as
 such a bias add.  Activations: relu, relu6 (threshold 6), sigmoid,
@@ -12,7 +19,7 @@ hard_swish (Paddle's defaults: threshold 6, scale 6, offset 3), swish (beta
 1), leaky_relu; another activation, or one with other attributes, stays an op
 of its own after the fused conv + bias.  Intermediates must be read once.
 """
-from ..program.passes.graph import replace
+from ..program.passes.graph import replace, same_shape
 
 __all__ = ["conv_bias_act_fuse", "FUSED_CONV"]
 
@@ -40,33 +47,68 @@ def _act_ok(op):
     return None
 
 
-def conv_bias_act_fuse(p, params, feeds, fetch_src, uses):
-    """Fuse every match in ``p``'s global block; returns how many."""
+def conv_bias_act_fuse(p, params, feeds, fetch_src, uses, residual=False):
+    """Fuse every match in ``p``'s global block (with a residual add between the
+    bias and the activation where ``residual``); returns how many."""
     block = p.global_block()
     keep = set(fetch_src)
     reader = {}
     for op in block.ops:
         for n in op.input_arg_names:
             reader.setdefault(n, op)
-    found = []
+    found, claimed = [], set()
     for conv in list(block.ops):
-        m = _match(conv, reader, uses, keep, params)
-        if m is not None:
+        m = _match(conv, reader, uses, keep, params, residual)
+        # two branches meeting at one residual add both match it: the first takes it
+        if m is not None and not claimed.intersection(id(o) for o in m[:4]):
             found.append(m)
-    for conv, add, act, bias in found:
-        out = (act or add).output("Out")[0]
+            claimed.update(id(o) for o in m[:4] if o is not None)
+    for conv, add, radd, r, act, bias in found:
+        last = act or radd or add
         attrs = {k: conv.attr(k) for k in _CONV_ATTRS}
         attrs["data_format"] = "NCHW"
         attrs["activation"] = act.type if act is not None else ""
         attrs["alpha"] = float(act.attr("alpha")) if act is not None and \
             act.type == "leaky_relu" else 0.0
-        replace(block, [o for o in (conv, add, act) if o is not None], conv, FUSED_CONV,
-                {"Input": conv.input("Input"), "Filter": conv.input("Filter"),
-                 "Bias": [bias]}, {"Output": [out]}, attrs)
+        inputs = {"Input": conv.input("Input"), "Filter": conv.input("Filter"),
+                  "Bias": [bias]}
+        if radd is not None:
+            inputs["ResidualData"] = [r]
+        replace(block, [o for o in (conv, add, radd, act) if o is not None],
+                conv if radd is None else radd, FUSED_CONV, inputs,
+                {"Output": [last.output("Out")[0]]}, attrs)
     return len(found)
 
 
-def _match(conv, reader, uses, keep, params):
+def _residual_add(add, reader, uses, keep, params):
+    """The elementwise_add reading ``add``'s output with another computed tensor
+    of the same declared shape and dtype, and that tensor's name, or (None, None)."""
+    out = add.output("Out")[0]
+    radd = reader.get(out)
+    if radd is None or radd.type != "elementwise_add" or uses[out] != 1 or out in keep or \
+            _attr(radd, "axis", -1) not in (-1,):
+        return None, None
+    xs, ys = radd.input("X"), radd.input("Y")
+    if len(xs) != 1 or len(ys) != 1 or (xs[0] == out) == (ys[0] == out):
+        return None, None
+    r = ys[0] if xs[0] == out else xs[0]
+    block = add.block
+    rv, ov = block._find_var_recursive(r), block._find_var_recursive(out)
+    if r in params or rv is None or ov is None or not same_shape(rv, ov) or \
+            rv.dtype != ov.dtype or any(d < 0 for d in ov.shape[1:]):
+        return None, None
+    return radd, r
+
+
+def _untouched_between(conv, last):
+    """No op from ``conv`` to ``last`` (exclusive) writes what the conv reads."""
+    ops = conv.block.ops
+    i, j = ops.index(conv), ops.index(last)
+    reads = set(conv.input_arg_names)
+    return all(not reads.intersection(op.output_arg_names) for op in ops[i + 1:j])
+
+
+def _match(conv, reader, uses, keep, params, residual):
     if conv.type not in ("conv2d", "depthwise_conv2d") or \
             conv.attr("data_format") not in ("NCHW", "AnyLayout"):
         return None
@@ -90,14 +132,19 @@ def _match(conv, reader, uses, keep, params):
         params[bname + "@1d"] = b.reshape(c)
         _declare(conv.block, bname + "@1d", params[bname + "@1d"])
         bname = bname + "@1d"
+    radd = r = None
+    if residual:
+        radd, r = _residual_add(add, reader, uses, keep, params)
+        if radd is None or not _untouched_between(conv, radd):
+            return None
     act = None
-    nxt_out = add.output("Out")[0]
+    nxt_out = (radd or add).output("Out")[0]
     nxt = reader.get(nxt_out)
     if nxt is not None and uses[nxt_out] == 1 and nxt_out not in keep and \
             nxt.input_names and nxt.input(nxt.input_names[0]) == [nxt_out] and \
             _act_ok(nxt) is not None:
         act = nxt
-    return conv, add, act, bname
+    return conv, add, radd, r, act, bname
 
 
 def _declare(block, name, value):

@@ -11,8 +11,10 @@ fused kernels (rounding).
 - ``identity_scale_op_clean_pass``: drop the ``scale(1.0, bias 0)`` copies savers put
   before every output (``save_infer_model/scale_<k>``); the output reads the
   scaled variable itself (the predictor still reports Paddle's output names).
-- ``conv_elementwise_add_act_fuse_pass``: conv2d + bias add + activation ->
-  ``sampan_conv2d_fusion`` (inference/conv_bias_act.py).
+- ``conv_elementwise_add2_act_fuse_pass``: conv2d + bias add + residual add
+  (+ activation) -> ``sampan_conv2d_fusion`` with ``ResidualData``;
+  ``conv_elementwise_add_act_fuse_pass``: conv2d + bias add + activation ->
+  ``sampan_conv2d_fusion`` (both inference/conv_bias_act.py).
 - ``sampan_conv_winograd_pass``: those fused convs that are 3x3, stride 1 and wide
   enough run as Winograd F(4x4, 3x3) from a filter transformed once
   (inference/winograd.py; equal to rounding, about 1e-5 of the output's scale).
@@ -165,6 +167,11 @@ def _conv_bias_act(p, params, feeds, fetch_src):
     return fetch_src
 
 
+def _conv_bias_residual_act(p, params, feeds, fetch_src):
+    _conv_bias_act_fuse(p, params, feeds, fetch_src, _uses(p), residual=True)
+    return fetch_src
+
+
 def _bn_affine(p, params, feeds, fetch_src):
     batch_norm_affine(p, params, feeds, fetch_src, _uses(p))
     return fetch_src
@@ -183,6 +190,7 @@ PASSES = {
     "identity_scale_op_clean_pass": identity_scale_clean,
     "constant_folding_pass": _counting(_constant_folding),
     "conv_bn_fuse_pass": _conv_bn,
+    "conv_elementwise_add2_act_fuse_pass": _conv_bias_residual_act,
     "conv_elementwise_add_act_fuse_pass": _conv_bias_act,
     "sampan_conv_winograd_pass": _counting(conv_winograd),
     "sampan_batch_norm_affine_pass": _bn_affine,

@@ -3,7 +3,8 @@ ungrouped, channel-first) whose channels and output size make Winograd pay
 becomes ``sampan_conv2d_winograd`` (ops/defs/fused.py), its filter transformed
 once here into a new parameter ``<filter>@winograd4`` [36, O, C]
 (kernels/cpu/winograd.py).  Runs after ``conv_elementwise_add_act_fuse_pass``,
-whose ``sampan_conv2d_fusion`` ops it rewrites (bias and activation kept).
+whose ``sampan_conv2d_fusion`` ops it rewrites (bias, residual and activation
+kept).
 
 When it pays (measured on one core, float32, batch 1 and 16): the GEMM of
 F(4x4, 3x3) does a quarter of im2col's multiplications, but the tile
@@ -53,7 +54,9 @@ def conv_winograd(p, params, feeds, fetch_src):
         if not block.has_var(uname):
             block.create_var(name=uname, shape=list(params[uname].shape),
                              dtype=params[uname].dtype, persistable=True)
-        replace(block, [op], op, WINOGRAD_CONV,
-                {"Input": op.input("Input"), "Filter": [uname], "Bias": op.input("Bias")},
+        inputs = {"Input": op.input("Input"), "Filter": [uname], "Bias": op.input("Bias")}
+        if "ResidualData" in op.input_names and op.input("ResidualData"):
+            inputs["ResidualData"] = op.input("ResidualData")
+        replace(block, [op], op, WINOGRAD_CONV, inputs,
                 {"Output": op.output("Output")}, {k: op.attr(k) for k in _ATTRS})
     return len(found)

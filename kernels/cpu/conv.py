@@ -136,15 +136,16 @@ def conv_forward(x, w, g, pads, dil, strides, out, bias=None, epilogue=None):
     """The convolution (channels first); ``bias`` (one value per output
     channel, sampan_conv2d_fusion) is added on the way out, in the copy that
     drops a stride-1 block's padding columns or in place.  ``epilogue``
-    (kernels/cpu/conv_epilogue.py, ``fn(res, bias)`` in place): the fused
-    op's bias and activation, applied per sample right after its GEMM where
-    the samples' GEMMs are separate, else to the whole result."""
+    (kernels/cpu/conv_epilogue.py, ``fn(block, bias, start)`` in place on the
+    samples ``start:`` of the result): the fused op's bias, residual and
+    activation, applied per sample right after its GEMM where the samples'
+    GEMMs are separate, else to the whole result."""
     if epilogue is not None:
         if g == 1 and all(s == 1 for s in strides) and all(out) and \
                 w[0].size == w.shape[1] and not any(a or b for a, b in pads) and \
                 not (x.shape[0] > 1 and math.prod(out) <= _FOLD_COLS):
             return _one_by_one(x, w, out, bias, epilogue)
-        return epilogue(conv_forward(x, w, g, pads, dil, strides, out, bias), None)
+        return epilogue(conv_forward(x, w, g, pads, dil, strides, out, bias), None, 0)
     n = x.shape[0]
     o, cg = w.shape[:2]
     if cg == 1 and g == o > 1 and len(out) == 2 and all(out):
@@ -221,7 +222,7 @@ def _one_by_one(x, w, out, bias, epilogue):
     w2, x3, r3 = w.reshape(o, c), x.reshape(n, c, -1), res.reshape(n, o, -1)
     for i in range(n):
         np.matmul(w2, x3[i], out=r3[i])
-        epilogue(r3[i:i + 1], bias)
+        epilogue(res[i:i + 1], bias, i)
     return res
 
 

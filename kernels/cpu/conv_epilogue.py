@@ -4,16 +4,18 @@ activation, with the numbers of the unfused elementwise_add and activation ops.
 
 numpy does them as two passes over the output after the GEMM wrote it (the
 bias add, then the activation), each a full read and write of an array that
-is tens of MB at batch 16.  ``epilogue(act, alpha, dtype)`` -> ``fn(res,
-bias)`` does both in place over ``res`` (N, O, ...), C-contiguous:
+is tens of MB at batch 16, and a residual connection adds a third op (its
+add) and pass.  ``epilogue(act, alpha, dtype, residual)`` -> ``fn(res, bias,
+start)`` does them in place over ``res`` (N, O, ...), C-contiguous:
 
-- no activation, relu and relu6 (``CLAMPS``): one compiled pass, bias then a
-  clamp to [lo, hi] (numba; NaN passes both tests as it passes np.maximum and
+- no activation, relu and relu6 (``CLAMPS``): one compiled pass, bias, the
+  residual (``(conv + bias) + residual``, the order of the unfused adds), then
+  a clamp to [lo, hi] (numba; NaN passes both tests as it passes np.maximum and
   np.clip; relu sends -0.0 to +0.0 as np.maximum(x, 0) does, relu6 keeps it
   as np.clip does).  A missing bias is added as -0.0, the identity of IEEE
   addition (+0.0 would turn -0.0 into +0.0);
-- every other activation: the bias added by numpy, then the activation in
-  place (``activate``).
+- every other activation: the bias and the residual added by numpy, then the
+  activation in place (``activate``).
 
 The 1x1 GEMM path of conv_forward calls it per sample right after that
 sample's GEMM, while its output is still in cache: 16x32x112x112 -> 64 with
@@ -35,20 +37,30 @@ CLAMPS = {"": (-np.inf, np.inf, False), "relu": (0.0, np.inf, True),
           "relu6": (0.0, 6.0, False)}
 
 
-def _bias_clamp(a, bias, lo, hi, tie):
+def _bias_clamp(a, bias, resid, has_resid, lo, hi, tie):
     m, o, n = a.shape
     un = _U(n)
     for s in range(m):
         for c in range(o):
             r = a[s, c]
             bo = bias[c]
-            for j in range(un):
-                v = r[j] + bo
-                if v < lo or (tie and v == lo):
-                    v = lo
-                if v > hi:
-                    v = hi
-                r[j] = v
+            if has_resid:
+                q = resid[s, c]
+                for j in range(un):
+                    v = (r[j] + bo) + q[j]
+                    if v < lo or (tie and v == lo):
+                        v = lo
+                    if v > hi:
+                        v = hi
+                    r[j] = v
+            else:
+                for j in range(un):
+                    v = r[j] + bo
+                    if v < lo or (tie and v == lo):
+                        v = lo
+                    if v > hi:
+                        v = hi
+                    r[j] = v
 
 
 _COMPILED = []
@@ -97,41 +109,53 @@ def activate(out, act, alpha):
 _EPILOGUES = {}
 
 
-def epilogue(act, alpha, dtype):
-    """``fn(res, bias)``: ``bias`` (O values or None) and ``act`` applied to ``res``
-    (N, O, ...) in place (module docstring); returns ``res``."""
+def epilogue(act, alpha, dtype, residual=None):
+    """``fn(res, bias, start=0)``: ``bias`` (O values or None), then the samples
+    ``start:start + len(res)`` of ``residual`` (N, O, ..., or None) added and
+    ``act`` applied to ``res`` (a block of samples (n, O, ...)) in place
+    (module docstring); returns ``res``."""
     key = (act, alpha, dtype)
     fn = _EPILOGUES.get(key)
     if fn is None:
         fn = _EPILOGUES[key] = _make(act, alpha, np.dtype(dtype))
-    return fn
+    if residual is None:
+        return fn
+    return lambda res, bias, start=0: fn(res, bias, start, residual)
 
 
 def _make(act, alpha, dtype):
-    def _numpy(res, bias):
+    def _numpy(res, bias, start=0, residual=None):
         if bias is not None:
             res += bias.reshape((-1,) + (1,) * (res.ndim - 2))
+        if residual is not None:
+            res += residual[start:start + res.shape[0]]
         return activate(res, act, alpha)
 
     clamp = CLAMPS.get(act)
     kernel = _compiled() if clamp is not None and dtype in _NUMBA_FLOATS else None
-    if kernel is not None:
-        lo, hi, tie = dtype.type(clamp[0]), dtype.type(clamp[1]), clamp[2]
-        identity = {}
-        clamp_is_identity = not act
+    if kernel is None:
+        return _numpy
+    lo, hi, tie = dtype.type(clamp[0]), dtype.type(clamp[1]), clamp[2]
+    identity = {}
 
-        def bias_clamp(res, bias):
-            if type(res) is not np.ndarray or not res.flags.c_contiguous or \
-                    (bias is not None and bias.dtype != dtype) or res.dtype != dtype:
-                return _numpy(res, bias)
-            o = res.shape[1]
+    def bias_clamp(res, bias, start=0, residual=None):
+        if residual is not None:
+            residual = residual[start:start + res.shape[0]]
+            if type(residual) is not np.ndarray or residual.dtype != dtype or \
+                    residual.shape != res.shape:
+                return _numpy(res, bias, 0, residual)
+        if type(res) is not np.ndarray or not res.flags.c_contiguous or res.dtype != dtype \
+                or (bias is not None and bias.dtype != dtype):
+            return _numpy(res, bias, 0, residual)
+        o = res.shape[1]
+        if bias is None:
+            if not act and residual is None:
+                return res
+            bias = identity.get(o)
             if bias is None:
-                if clamp_is_identity:
-                    return res
-                bias = identity.get(o)
-                if bias is None:
-                    bias = identity[o] = np.full(o, -0.0, dtype)
-            kernel(res.reshape(res.shape[0], o, -1), bias, lo, hi, tie)
-            return res
-        return bias_clamp
-    return _numpy
+                bias = identity[o] = np.full(o, -0.0, dtype)
+        a = res.reshape(res.shape[0], o, -1)
+        kernel(a, bias, a if residual is None else residual.reshape(a.shape),
+               residual is not None, lo, hi, tie)
+        return res
+    return bias_clamp

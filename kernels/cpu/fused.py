@@ -35,16 +35,17 @@ sampan_fc.fresh = True
 # ------------------------------------------------------------------ conv + bias + act
 @kernel("sampan_conv2d_fusion", dtypes=FLOATS)
 def sampan_conv2d_fusion(ins, attrs, need):
-    x, w, b = ins
+    x, w, b, resid = ins
     x, _, g, pads, dil, strides, out = _conv_setup("sampan_conv2d_fusion", x, w, attrs)
     act = attrs["activation"]
     clamp = CLAMPS.get(act)
-    if clamp is not None and g > 1 and w.shape[1] == 1 and g == w.shape[0] and all(out):
+    if clamp is not None and resid is None and g > 1 and w.shape[1] == 1 and \
+            g == w.shape[0] and all(out):
         res = depthwise(x, w, pads, dil, strides, out, b, clamp)   # relu/relu6 in its loop
         if res is not None:
             return (res,)
     return (conv_forward(x, w, g, pads, dil, strides, out, bias=b,
-                         epilogue=epilogue(act, attrs["alpha"], x.dtype)),)
+                         epilogue=epilogue(act, attrs["alpha"], x.dtype, resid)),)
 
 
 sampan_conv2d_fusion.fresh = True
@@ -52,10 +53,12 @@ sampan_conv2d_fusion.fresh = True
 
 @kernel("sampan_conv2d_winograd", dtypes=FLOATS)
 def sampan_conv2d_winograd(ins, attrs, need):
-    x, u, b = ins
+    x, u, b, resid = ins
     pads, _, _, out = conv_geometry(x.shape[2:], (3, 3), attrs)
     res = winograd_conv3x3(x, u, pads, out, bias=b)
-    return (activate(res, attrs["activation"], attrs["alpha"]),)
+    if resid is None:
+        return (activate(res, attrs["activation"], attrs["alpha"]),)
+    return (epilogue(attrs["activation"], attrs["alpha"], x.dtype, resid)(res, None),)
 
 
 sampan_conv2d_winograd.fresh = True

@@ -35,17 +35,31 @@ defop("sampan_fc", "Input W Bias", "Out", (("activation_type", "STRING", ""),),
 
 
 # ------------------------------------------------------------------ conv + bias + act
-# ``sampan_conv2d_fusion``: ``Output = act(conv2d(Input, Filter) + Bias)`` for a
-# channel-first conv2d / depthwise_conv2d and a 1-D Bias over its output channels
-# (Paddle Inference's conv_elementwise_add_act_fuse_pass makes its conv2d_fusion
-# op the same way).  The bias is added in the copy the convolution makes anyway,
-# then the activation op's own kernel function runs (kernels/cpu/fused.py).
+# ``sampan_conv2d_fusion``: ``Output = act(conv2d(Input, Filter) + Bias [+
+# ResidualData])`` for a channel-first conv2d / depthwise_conv2d, a 1-D Bias over
+# its output channels and an optional residual of the output's shape (Paddle
+# Inference's conv_elementwise_add_act_fuse_pass and
+# conv_elementwise_add2_act_fuse_pass make its conv2d_fusion op the same way, the
+# residual in the same slot).  Bias, residual and activation are one pass over
+# the output (kernels/cpu/conv_epilogue.py), with the unfused ops' numbers.
 CONV_ACTIVATIONS = ("", "relu", "relu6", "sigmoid", "hard_swish", "swish", "leaky_relu")
+
+
+def _check_residual(op, r, out):
+    """The optional ResidualData: the output's shape and dtype."""
+    if r is None:
+        return
+    if len(r.shape) != len(out.shape) or any(-1 not in (a, b) and a != b
+                                             for a, b in zip(r.shape, out.shape)):
+        raise OpError(f"{op}: ResidualData must have the output's shape {list(out.shape)}, "
+                      f"got {list(r.shape)}")
+    if r.dtype != out.dtype:
+        raise OpError(f"{op}: ResidualData must be {out.dtype} like the output, got {r.dtype}")
 
 
 def _conv_fusion_infer(metas, attrs):
     from .nn_conv import _conv_infer
-    x, w, b = metas
+    x, w, b, r = metas
     if attrs["activation"] not in CONV_ACTIVATIONS:
         raise OpError(f"sampan_conv2d_fusion: activation must be one of "
                       f"{list(CONV_ACTIVATIONS)}, got '{attrs['activation']}'")
@@ -54,12 +68,14 @@ def _conv_fusion_infer(metas, attrs):
     if len(b.shape) != 1 or -1 not in (b.shape[0], w.shape[0]) and b.shape[0] != w.shape[0]:
         raise OpError(f"sampan_conv2d_fusion: Bias must be 1-D with one value per output "
                       f"channel ({w.shape[0]}), got shape {list(b.shape)}")
-    return _conv_infer("sampan_conv2d_fusion", 4)([x, w], attrs)
+    out = _conv_infer("sampan_conv2d_fusion", 4)([x, w], attrs)
+    _check_residual("sampan_conv2d_fusion", r, out[0])
+    return out
 
 
 def _declare_conv_fusion():
     from .nn_conv import _CONV_ATTRS
-    defop("sampan_conv2d_fusion", "Input Filter Bias", "Output",
+    defop("sampan_conv2d_fusion", "Input Filter Bias ResidualData?", "Output",
           _CONV_ATTRS + (("activation", "STRING", ""), ("alpha", "FLOAT", 0.0)),
           infer=_conv_fusion_infer, same_dtype=("Input", "Filter", "Bias"))
 
@@ -75,7 +91,7 @@ _declare_conv_fusion()
 # [36, O, C] instead of [O, C, 3, 3].
 def _winograd_infer(metas, attrs):
     from .nn_conv import conv_geometry
-    x, u, b = metas
+    x, u, b, r = metas
     if attrs["activation"] not in CONV_ACTIVATIONS:
         raise OpError(f"sampan_conv2d_winograd: activation must be one of "
                       f"{list(CONV_ACTIVATIONS)}, got '{attrs['activation']}'")
@@ -92,12 +108,14 @@ def _winograd_infer(metas, attrs):
     if tuple(strides) != (1, 1) or tuple(dil) != (1, 1) or attrs["groups"] != 1:
         raise OpError(f"sampan_conv2d_winograd: needs strides, dilations [1, 1] and groups "
                       f"1, got {list(strides)}, {list(dil)}, {attrs['groups']}")
-    return (Meta((x.shape[0], u.shape[1]) + tuple(out), x.dtype),)
+    res = Meta((x.shape[0], u.shape[1]) + tuple(out), x.dtype)
+    _check_residual("sampan_conv2d_winograd", r, res)
+    return (res,)
 
 
 def _declare_winograd():
     from .nn_conv import _CONV_ATTRS
-    defop("sampan_conv2d_winograd", "Input Filter Bias", "Output",
+    defop("sampan_conv2d_winograd", "Input Filter Bias ResidualData?", "Output",
           _CONV_ATTRS + (("activation", "STRING", ""), ("alpha", "FLOAT", 0.0)),
           infer=_winograd_infer, same_dtype=("Input", "Filter", "Bias"))
 

@@ -129,3 +129,58 @@ def test_conv_bias_activation_become_one_op(act, tmp_path):
     want = plain.run([x])[0]
     np.testing.assert_allclose(fused.run([x])[0], want, rtol=1e-5,
                                atol=1e-6 * np.abs(want).max())
+
+
+class Residual(nn.Layer):
+    """conv-BN (-relu) - conv-BN + shortcut (a conv-BN where ``down``), relu:
+    ResNet's basic block; ``shortcut_first`` computes the shortcut branch first."""
+
+    def __init__(self, cin, cout, k, down=False, shortcut_first=False, act=True):
+        super().__init__()
+        self.a = ConvBN(nn.Conv2D(cin, cout, k, padding=k // 2), nn.BatchNorm2D(cout),
+                        nn.ReLU())
+        self.b = ConvBN(nn.Conv2D(cout, cout, k, padding=k // 2), nn.BatchNorm2D(cout))
+        self.down = ConvBN(nn.Conv2D(cin, cout, 1), nn.BatchNorm2D(cout)) if down else None
+        self.shortcut_first, self.act = shortcut_first, act
+        for i, m in enumerate([self.a, self.b] + ([self.down] if down else [])):
+            _randomize_bn(m.bn, 10 + i)
+
+    def forward(self, x):
+        s = self.down(x) if self.down is not None and self.shortcut_first else None
+        y = self.b(self.a(x))
+        if s is None:
+            s = self.down(x) if self.down is not None else x
+        y = y + s if self.shortcut_first else s + y
+        return nn.functional.relu(y) if self.act else y
+
+
+@pytest.mark.parametrize("k, down, shortcut_first, act", [
+    (3, False, False, True), (1, True, False, True), (3, True, True, True),
+    (1, False, True, False), (3, False, False, False)])
+def test_residual_add_goes_into_the_conv(k, down, shortcut_first, act, tmp_path):
+    """conv_elementwise_add2_act_fuse_pass: conv + bias + the shortcut's add (+ relu)
+    become one sampan_conv2d_fusion reading the shortcut as ResidualData, placed
+    where the add stood (the shortcut conv may come after the main one); two
+    branches meeting at one add fuse one of them."""
+    paddle.seed(9)
+    model = Residual(4 if down else 6, 6, k, down, shortcut_first, act)
+    plain, fused = _predictors(model, tmp_path, [4 if down else 6, 9, 9])
+    types = _types(fused)
+    assert "conv_elementwise_add2_act_fuse_pass" in fused.explain()
+    residual_ops = [op for op in fused._core.program.global_block().ops
+                    if "ResidualData" in op.input_names and op.input("ResidualData")]
+    assert len(residual_ops) == 1 and "elementwise_add" not in types
+    assert ("relu" in types) is False and "sampan_fused_elementwise" not in types
+    assert residual_ops[0].attr("activation") == ("relu" if act else "")
+    x = np.random.RandomState(4).standard_normal([2, 4 if down else 6, 9, 9]).astype("float32")
+    want = plain.run([x])[0]
+    got = fused.run([x])[0]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6 * np.abs(want).max())
+    eager = model(paddle.to_tensor(x)).numpy()
+    np.testing.assert_allclose(got, eager, rtol=1e-5, atol=1e-6 * np.abs(want).max())
+    cfg = paddle.inference.Config(str(tmp_path / "m.pdmodel"), str(tmp_path / "m.pdiparams"))
+    cfg.delete_pass("conv_elementwise_add2_act_fuse_pass")
+    kept = paddle.inference.create_predictor(cfg)
+    assert not any("ResidualData" in op.input_names and op.input("ResidualData")
+                   for op in kept._core.program.global_block().ops)
+    np.testing.assert_allclose(kept.run([x])[0], want, rtol=1e-5, atol=1e-6 * np.abs(want).max())

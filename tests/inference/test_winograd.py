@@ -127,8 +127,15 @@ def test_bad_filter_is_named():
     attrs = dict(op.default_attrs, paddings=[1, 1])
     x, b = Meta((1, 4, 8, 8), "float32"), Meta((6,), "float32")
     with pytest.raises(OpError, match=r"transformed Filter \[36, O, C\]"):
-        op.infer_meta([x, Meta((6, 4, 3, 3), "float32"), b], attrs)
+        op.infer_meta([x, Meta((6, 4, 3, 3), "float32"), b, None], attrs)
     with pytest.raises(OpError, match="Input has 4 channels, the Filter 5"):
-        op.infer_meta([x, Meta((36, 6, 5), "float32"), b], attrs)
-    (m,) = op.infer_meta([x, Meta((36, 6, 4), "float32"), b], attrs)
+        op.infer_meta([x, Meta((36, 6, 5), "float32"), b, None], attrs)
+    with pytest.raises(OpError, match=r"ResidualData must have the output's shape \[1, 6, 8, 8\]"):
+        op.infer_meta([x, Meta((36, 6, 4), "float32"), b, Meta((1, 6, 8, 7), "float32")], attrs)
+    with pytest.raises(OpError, match="ResidualData must be float32"):
+        op.infer_meta([x, Meta((36, 6, 4), "float32"), b, Meta((1, 6, 8, 8), "float64")], attrs)
+    (m,) = op.infer_meta([x, Meta((36, 6, 4), "float32"), b, None], attrs)
+    assert tuple(m.shape) == (1, 6, 8, 8)
+    (m,) = op.infer_meta([x, Meta((36, 6, 4), "float32"), b, Meta((-1, 6, 8, 8), "float32")],
+                         attrs)
     assert tuple(m.shape) == (1, 6, 8, 8)

@@ -1,8 +1,8 @@
 """kernels/cpu/conv_epilogue.py: a fused convolution's bias and activation in
 one pass give the bits of numpy's bias add followed by the activation op's own
 kernel (signed zeros, NaN, infinities, values at the clamp bounds), with and
-without a bias, float32 and float64; the 1x1 path applying it per sample after
-each GEMM gives the bits of the whole-result path."""
+without a bias and a residual, float32 and float64; the 1x1 path applying it
+per sample after each GEMM gives the bits of the whole-result path."""
 import numpy as np
 import pytest
 
@@ -15,10 +15,12 @@ ACTS = ["", "relu", "relu6", "hard_swish", "leaky_relu", "sigmoid"]
 SPECIAL = [-0.0, 0.0, np.nan, np.inf, -np.inf, 6.0, -6.0, 5.999, 1e-30, -1e-30]
 
 
-def _reference(res, bias, act, alpha):
+def _reference(res, bias, act, alpha, residual=None):
     out = res.copy()
     if bias is not None:
         out += bias.reshape((-1,) + (1,) * (res.ndim - 2))
+    if residual is not None:
+        out = residual + out                # elementwise_add(residual, conv + bias)
     if not act:
         return out
     attrs = dict(get_op(act).default_attrs, **({"alpha": alpha} if act == "leaky_relu" else {}))
@@ -32,8 +34,9 @@ def _same_bits(a, b):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @pytest.mark.parametrize("with_bias", [False, True])
+@pytest.mark.parametrize("with_residual", [False, True])
 @pytest.mark.parametrize("act", ACTS)
-def test_bits_of_bias_add_then_activation(dtype, with_bias, act):
+def test_bits_of_bias_add_then_activation(dtype, with_bias, with_residual, act):
     rs = np.random.RandomState(3)
     res = (rs.standard_normal((3, 4, 5, 7)) * 4).astype(dtype)
     res.reshape(-1)[:len(SPECIAL)] = SPECIAL
@@ -42,9 +45,14 @@ def test_bits_of_bias_add_then_activation(dtype, with_bias, act):
     if with_bias:
         bias = rs.standard_normal(4).astype(dtype)
         bias[3] = -0.0
+    residual = None
+    if with_residual:
+        residual = (rs.standard_normal(res.shape) * 2).astype(dtype)
+        residual.reshape(-1)[-len(SPECIAL):] = SPECIAL
+        residual[0, 0, 0, :3] = [-0.0, 0.0, -0.0]
     with np.errstate(all="ignore"):         # inf * 0 in hard_swish: NaN, as wanted
-        want = _reference(res, bias, act, 0.02)
-        got = epilogue(act, 0.02, np.dtype(dtype))(res.copy(), bias)
+        want = _reference(res, bias, act, 0.02, residual)
+        got = epilogue(act, 0.02, np.dtype(dtype), residual)(res.copy(), bias)
     _same_bits(got, want)
 
 
@@ -52,14 +60,17 @@ def test_bits_of_bias_add_then_activation(dtype, with_bias, act):
                                          ((4, 6, 5, 5), 3)])        # the last: folded
 @pytest.mark.parametrize("act", ["relu", "relu6", "hard_swish"])
 @pytest.mark.parametrize("with_bias", [False, True])
-def test_one_by_one_per_sample(shape, cout, act, with_bias):
+@pytest.mark.parametrize("with_residual", [False, True])
+def test_one_by_one_per_sample(shape, cout, act, with_bias, with_residual):
     rs = np.random.RandomState(sum(shape))
     x = rs.standard_normal(shape).astype("float32")
     x[0, :, 0, 0] = 0.0
     w = rs.standard_normal((cout, shape[1], 1, 1)).astype("float32")
     b = rs.standard_normal(cout).astype("float32") if with_bias else None
     args = (x, w, 1, ((0, 0), (0, 0)), (1, 1), (1, 1), shape[2:])
-    want = _reference(C.conv_forward(*args), b, act, 0.0)
-    got = C.conv_forward(*args, bias=b, epilogue=epilogue(act, 0.0, x.dtype))
+    r = rs.standard_normal((shape[0], cout) + shape[2:]).astype("float32") \
+        if with_residual else None
+    want = _reference(C.conv_forward(*args), b, act, 0.0, r)
+    got = C.conv_forward(*args, bias=b, epilogue=epilogue(act, 0.0, x.dtype, r))
     _same_bits(got, want)
     assert got.flags.c_contiguous and not np.shares_memory(got, x)

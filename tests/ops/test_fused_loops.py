@@ -122,8 +122,10 @@ def test_activation_into_declines():
 
 
 @pytest.mark.parametrize("act", ["hard_swish", "relu6", "leaky_relu", "swish"])
-def test_fused_conv_activation_equals_the_ops(act):
-    """sampan_conv2d_fusion with the activation against conv2d + the op."""
+@pytest.mark.parametrize("residual", [False, True])
+def test_fused_conv_activation_equals_the_ops(act, residual):
+    """sampan_conv2d_fusion with the activation (and a residual) against conv2d +
+    the bias add (+ the residual add) + the op."""
     from sampan.kernels.cpu.fused import sampan_conv2d_fusion
     from sampan.kernels.cpu.activation import ACTIVATIONS
     from sampan.kernels.cpu.conv import conv2d
@@ -134,9 +136,12 @@ def test_fused_conv_activation_equals_the_ops(act):
     b = rs.standard_normal(6).astype("float32")
     attrs = get_op("sampan_conv2d_fusion").complete_attrs(
         {"strides": [1, 1], "paddings": [1, 1], "activation": act, "alpha": 0.02})
-    got = sampan_conv2d_fusion((x, w, b), attrs, None)[0]
+    r = rs.standard_normal((2, 6, 9, 9)).astype("float32") if residual else None
+    got = sampan_conv2d_fusion((x, w, b, r), attrs, None)[0]
     cattrs = get_op("conv2d").complete_attrs({"strides": [1, 1], "paddings": [1, 1]})
     pre = conv2d((x, w), cattrs, None)[0] + b.reshape(1, 6, 1, 1)
+    if residual:
+        pre = pre + r
     aattrs = dict(get_op(act).default_attrs, **({"alpha": 0.02} if act == "leaky_relu" else {}))
     want = ACTIVATIONS[act][0](pre, aattrs)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
