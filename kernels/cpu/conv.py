@@ -222,7 +222,10 @@ def _one_by_one(x, w, out, bias, epilogue):
     w2, x3, r3 = w.reshape(o, c), x.reshape(n, c, -1), res.reshape(n, o, -1)
     for i in range(n):
         np.matmul(w2, x3[i], out=r3[i])
-        epilogue(res[i:i + 1], bias, i)
+        block = res[i:i + 1]
+        done = epilogue(block, bias, i)
+        if done is not block:       # an activation without an in-place form
+            block[...] = done
     return res
 
 

@@ -113,7 +113,8 @@ def epilogue(act, alpha, dtype, residual=None):
     """``fn(res, bias, start=0)``: ``bias`` (O values or None), then the samples
     ``start:start + len(res)`` of ``residual`` (N, O, ..., or None) added and
     ``act`` applied to ``res`` (a block of samples (n, O, ...)) in place
-    (module docstring); returns ``res``."""
+    (module docstring); returns the result: ``res``, or a new array where the
+    activation has no in-place form (sigmoid, swish: numpy's own loops)."""
     key = (act, alpha, dtype)
     fn = _EPILOGUES.get(key)
     if fn is None:

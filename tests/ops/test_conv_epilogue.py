@@ -58,7 +58,7 @@ def test_bits_of_bias_add_then_activation(dtype, with_bias, with_residual, act):
 
 @pytest.mark.parametrize("shape, cout", [((1, 8, 9, 11), 6), ((5, 3, 12, 10), 7),
                                          ((4, 6, 5, 5), 3)])        # the last: folded
-@pytest.mark.parametrize("act", ["relu", "relu6", "hard_swish"])
+@pytest.mark.parametrize("act", ["relu", "relu6", "hard_swish", "swish", "sigmoid"])
 @pytest.mark.parametrize("with_bias", [False, True])
 @pytest.mark.parametrize("with_residual", [False, True])
 def test_one_by_one_per_sample(shape, cout, act, with_bias, with_residual):

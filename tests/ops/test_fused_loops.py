@@ -121,9 +121,10 @@ def test_activation_into_declines():
         assert K.activation_into("relu6", attrs, np.dtype(dtype)) is None
 
 
-@pytest.mark.parametrize("act", ["hard_swish", "relu6", "leaky_relu", "swish"])
+@pytest.mark.parametrize("act", ["hard_swish", "relu6", "leaky_relu", "swish", "sigmoid", "relu"])
 @pytest.mark.parametrize("residual", [False, True])
-def test_fused_conv_activation_equals_the_ops(act, residual):
+@pytest.mark.parametrize("k", [1, 3])           # 1: the per-sample 1x1 path
+def test_fused_conv_activation_equals_the_ops(act, residual, k):
     """sampan_conv2d_fusion with the activation (and a residual) against conv2d +
     the bias add (+ the residual add) + the op."""
     from sampan.kernels.cpu.fused import sampan_conv2d_fusion
@@ -132,13 +133,13 @@ def test_fused_conv_activation_equals_the_ops(act, residual):
     from sampan.ops.registry import get_op
     rs = np.random.RandomState(1)
     x = rs.standard_normal((2, 4, 9, 9)).astype("float32") * 3
-    w = rs.standard_normal((6, 4, 3, 3)).astype("float32")
+    w = rs.standard_normal((6, 4, k, k)).astype("float32")
     b = rs.standard_normal(6).astype("float32")
     attrs = get_op("sampan_conv2d_fusion").complete_attrs(
-        {"strides": [1, 1], "paddings": [1, 1], "activation": act, "alpha": 0.02})
+        {"strides": [1, 1], "paddings": [k // 2] * 2, "activation": act, "alpha": 0.02})
     r = rs.standard_normal((2, 6, 9, 9)).astype("float32") if residual else None
     got = sampan_conv2d_fusion((x, w, b, r), attrs, None)[0]
-    cattrs = get_op("conv2d").complete_attrs({"strides": [1, 1], "paddings": [1, 1]})
+    cattrs = get_op("conv2d").complete_attrs({"strides": [1, 1], "paddings": [k // 2] * 2})
     pre = conv2d((x, w), cattrs, None)[0] + b.reshape(1, 6, 1, 1)
     if residual:
         pre = pre + r
