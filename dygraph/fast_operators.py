@@ -111,28 +111,51 @@ def fast_operator(name, op, general, scale_op=None, attrs_of=None, fill=None):
     compare = name in _COMPARE
     scale_cache = scale_op.eager_cache if scale_op is not None else None
     numbers = {}
+    # dtype -> the kernel's fast form for two arrays of it, or False (none, or
+    # ``/`` of integers): the cache entry's answer, read once per dtype (entries
+    # are never replaced once made)
+    direct = {}
+    last = [(None, None)]       # (dtype, its answer) of the last call
+
+    def learn(dt):
+        entry = cache.get(dt)
+        if entry is None:
+            return None             # no kernel chosen yet: the general path makes one
+        fast = entry[3] if not entry[1] and not (floats_only and dt.kind in "iub") else None
+        fast = direct[dt] = fast or False
+        return fast
+
+    # names the hot path reads, bound here (closure reads, not global lookups)
+    tensor_t, param_t, ndarray, bind, run, recording, grad = \
+        Tensor, Parameter, _ndarray, BIND, run_op, RECORDING, GRAD
 
     def method(self, other):
         tp = type(other)
-        if tensors and (tp is Tensor or tp is Parameter) and BIND[0] is run_op:
+        if (tp is tensor_t or tp is param_t) and tensors and bind[0] is run:
             a = self._data
             b = other._data
             dt = a.dtype
-            if dt is b.dtype and type(a) is _ndarray and type(b) is _ndarray:
-                entry = cache.get(dt)
-                if entry is not None and not entry[1] and (fast := entry[3]) is not None \
-                        and not (floats_only and dt.kind in "iub"):
-                    try:
-                        out = fast(a, b)
-                    except Exception:       # the general path words the error
-                        return general(self, other)
-                    if type(out) is not _ndarray:      # a 0-d result
-                        out = _asarray(out)
-                    if (self.stop_gradient and other.stop_gradient) or not records or \
-                            not (RECORDING[0] or GRAD.enabled):
-                        return Tensor(out)
-                    return Tensor(out, False,
-                                  GradNode(op, defaults, (self, other), (a, b), (out,)), 0)
+            seen = last[0]
+            if dt is seen[0]:               # the dtype of the previous call: no hashing
+                fast = seen[1]
+            else:
+                fast = direct.get(dt)
+                if fast is None:
+                    fast = learn(dt)
+                if fast is not None:        # a known answer (False included), stored
+                    last[0] = (dt, fast)    # as one tuple: threads see a consistent pair
+            if fast and dt is b.dtype and type(a) is ndarray and type(b) is ndarray:
+                try:
+                    out = fast(a, b)
+                except Exception:       # the general path words the error
+                    return general(self, other)
+                if type(out) is not ndarray:      # a 0-d result
+                    out = _asarray(out)
+                if (self.stop_gradient and other.stop_gradient) or not records or \
+                        not (recording[0] or grad.enabled):
+                    return tensor_t(out)
+                return tensor_t(out, False,
+                                GradNode(op, defaults, (self, other), (a, b), (out,)), 0)
         elif (tp is float or tp is int) and BIND[0] is run_op:
             a = self._data
             if type(a) is _ndarray:
