@@ -116,3 +116,26 @@ def test_clamp_equals_the_activation(monkeypatch, act, k, strides, small_map):
         np.abs(got[fin] - want[fin]).max() <= 1e-5 * np.abs(want[fin]).max()
     if act == "relu6":
         assert want[fin].max() == 6 and got[fin].max() == 6
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 9, 11), (1, 2, 1, 2), (1, 4, 5, 3), (2, 2, 6, 17)])
+@pytest.mark.parametrize("clamp", [None, "relu", "relu6"])
+def test_same_padding_kernel_has_the_plane_kernels_bits(monkeypatch, shape, clamp):
+    """The stride-1 padding-1 3x3 kernel reads rows from the input itself; its
+    numbers are the plane kernel's, bit for bit (zeros, NaN and infinities too)."""
+    monkeypatch.setattr(D, "SMALL_MAP", 0)
+    rs = np.random.RandomState(shape[-1])
+    x = (rs.standard_normal(shape) * 3).astype("float32")
+    x.reshape(-1)[:4] = [np.nan, np.inf, -0.0, 0.0]
+    w = rs.standard_normal((shape[1], 1, 3, 3)).astype("float32")
+    b = rs.standard_normal(shape[1]).astype("float32")
+    args = (x, w, ((1, 1), (1, 1)), (1, 1), (1, 1), shape[2:], b,
+            None if clamp is None else CLAMPS[clamp])
+    got = D.depthwise(*args)
+    assert "same" in D._COMPILED
+    lo, hi, tie = CLAMPS[clamp] if clamp else (-np.inf, np.inf, False)
+    want = np.empty_like(got)
+    h, wd = shape[2:]
+    D._compiled("rows")(x, w, b, want, 1, 1, 1, np.float32(lo), np.float32(hi), tie,
+                        np.empty((h + 2, wd + 2), "float32"))
+    np.testing.assert_array_equal(got.view("u4"), want.view("u4"))
