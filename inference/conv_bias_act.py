@@ -13,6 +13,11 @@ and an optional activation: the residual goes into the fused op's
 where the residual add stood (the residual is ready there), so no op between
 the conv and that add may write the conv's inputs.
 
+``sampan_conv_act_fuse_pass`` (run after both) takes the convs left without a
+bias add (GoogLeNet's and DenseNet's convs have none), with an activation that
+alone reads them, into a fused op without Bias (the output has the conv's
+bits): the 1x1 epilogue and the Winograd pass then apply to them too.
+
 It runs after ``conv_bn_fuse_pass``, which leaves each folded batch norm as
 such a bias add.  Activations: relu, relu6 (threshold 6), sigmoid,
 hard_swish (Paddle's defaults: threshold 6, scale 6, offset 3), swish (beta
@@ -49,7 +54,8 @@ def _act_ok(op):
 
 def conv_bias_act_fuse(p, params, feeds, fetch_src, uses, residual=False):
     """Fuse every match in ``p``'s global block (with a residual add between the
-    bias and the activation where ``residual``); returns how many."""
+    bias and the activation where ``residual``; a conv without a bias add where
+    ``residual`` is None); returns how many."""
     block = p.global_block()
     keep = set(fetch_src)
     reader = {}
@@ -64,19 +70,20 @@ def conv_bias_act_fuse(p, params, feeds, fetch_src, uses, residual=False):
             found.append(m)
             claimed.update(id(o) for o in m[:4] if o is not None)
     for conv, add, radd, r, act, bias in found:
-        last = act or radd or add
+        last = act or radd or add or conv
         attrs = {k: conv.attr(k) for k in _CONV_ATTRS}
         attrs["data_format"] = "NCHW"
         attrs["activation"] = act.type if act is not None else ""
         attrs["alpha"] = float(act.attr("alpha")) if act is not None and \
             act.type == "leaky_relu" else 0.0
-        inputs = {"Input": conv.input("Input"), "Filter": conv.input("Filter"),
-                  "Bias": [bias]}
+        inputs = {"Input": conv.input("Input"), "Filter": conv.input("Filter")}
+        if bias is not None:
+            inputs["Bias"] = [bias]
         if radd is not None:
             inputs["ResidualData"] = [r]
+        result = last.output("Output" if last is conv else "Out")[0]
         replace(block, [o for o in (conv, add, radd, act) if o is not None],
-                conv if radd is None else radd, FUSED_CONV, inputs,
-                {"Output": [last.output("Out")[0]]}, attrs)
+                conv if radd is None else radd, FUSED_CONV, inputs, {"Output": [result]}, attrs)
     return len(found)
 
 
@@ -116,6 +123,8 @@ def _match(conv, reader, uses, keep, params, residual):
     if w is None or w.ndim != 4:
         return None
     out = conv.output("Output")[0]
+    if residual is None:                # a conv without a bias add: a -0.0 bias
+        return _plain(conv, w, out, reader, uses, keep, params)
     add = reader.get(out)
     if add is None or add.type != "elementwise_add" or add.input("X") != [out] or \
             uses[out] != 1 or out in keep:
@@ -137,14 +146,24 @@ def _match(conv, reader, uses, keep, params, residual):
         radd, r = _residual_add(add, reader, uses, keep, params)
         if radd is None or not _untouched_between(conv, radd):
             return None
-    act = None
-    nxt_out = (radd or add).output("Out")[0]
-    nxt = reader.get(nxt_out)
-    if nxt is not None and uses[nxt_out] == 1 and nxt_out not in keep and \
-            nxt.input_names and nxt.input(nxt.input_names[0]) == [nxt_out] and \
+    return conv, add, radd, r, _activation((radd or add).output("Out")[0], reader, uses,
+                                           keep), bname
+
+
+def _activation(name, reader, uses, keep):
+    """The activation op that alone reads ``name``, if the fused op takes it."""
+    nxt = reader.get(name)
+    if nxt is not None and uses[name] == 1 and name not in keep and \
+            nxt.input_names and nxt.input(nxt.input_names[0]) == [name] and \
             _act_ok(nxt) is not None:
-        act = nxt
-    return conv, add, radd, r, act, bname
+        return nxt
+    return None
+
+
+def _plain(conv, w, out, reader, uses, keep, params):
+    """``sampan_conv_act_fuse_pass``'s match: the conv with its activation, if
+    one follows, and no bias."""
+    return conv, None, None, None, _activation(out, reader, uses, keep), None
 
 
 def _declare(block, name, value):

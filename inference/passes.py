@@ -14,7 +14,9 @@ fused kernels (rounding).
 - ``conv_elementwise_add2_act_fuse_pass``: conv2d + bias add + residual add
   (+ activation) -> ``sampan_conv2d_fusion`` with ``ResidualData``;
   ``conv_elementwise_add_act_fuse_pass``: conv2d + bias add + activation ->
-  ``sampan_conv2d_fusion`` (both inference/conv_bias_act.py).
+  ``sampan_conv2d_fusion``; ``sampan_conv_act_fuse_pass``: a conv2d left without
+  a bias add (+ activation) -> ``sampan_conv2d_fusion`` without Bias (all three
+  inference/conv_bias_act.py).
 - ``sampan_conv_winograd_pass``: those fused convs that are 3x3, stride 1 and wide
   enough run as Winograd F(4x4, 3x3) from a filter transformed once
   (inference/winograd.py; equal to rounding, about 1e-5 of the output's scale).
@@ -172,6 +174,11 @@ def _conv_bias_residual_act(p, params, feeds, fetch_src):
     return fetch_src
 
 
+def _conv_act(p, params, feeds, fetch_src):
+    _conv_bias_act_fuse(p, params, feeds, fetch_src, _uses(p), residual=None)
+    return fetch_src
+
+
 def _bn_affine(p, params, feeds, fetch_src):
     batch_norm_affine(p, params, feeds, fetch_src, _uses(p))
     return fetch_src
@@ -192,6 +199,7 @@ PASSES = {
     "conv_bn_fuse_pass": _conv_bn,
     "conv_elementwise_add2_act_fuse_pass": _conv_bias_residual_act,
     "conv_elementwise_add_act_fuse_pass": _conv_bias_act,
+    "sampan_conv_act_fuse_pass": _conv_act,
     "sampan_conv_winograd_pass": _counting(conv_winograd),
     "sampan_batch_norm_affine_pass": _bn_affine,
     "fc_fuse_pass": fc_fuse,

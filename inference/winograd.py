@@ -54,9 +54,10 @@ def conv_winograd(p, params, feeds, fetch_src):
         if not block.has_var(uname):
             block.create_var(name=uname, shape=list(params[uname].shape),
                              dtype=params[uname].dtype, persistable=True)
-        inputs = {"Input": op.input("Input"), "Filter": [uname], "Bias": op.input("Bias")}
-        if "ResidualData" in op.input_names and op.input("ResidualData"):
-            inputs["ResidualData"] = op.input("ResidualData")
+        inputs = {"Input": op.input("Input"), "Filter": [uname]}
+        for slot in ("Bias", "ResidualData"):          # both optional
+            if slot in op.input_names and op.input(slot):
+                inputs[slot] = op.input(slot)
         replace(block, [op], op, WINOGRAD_CONV, inputs,
                 {"Output": op.output("Output")}, {k: op.attr(k) for k in _ATTRS})
     return len(found)

@@ -35,9 +35,9 @@ defop("sampan_fc", "Input W Bias", "Out", (("activation_type", "STRING", ""),),
 
 
 # ------------------------------------------------------------------ conv + bias + act
-# ``sampan_conv2d_fusion``: ``Output = act(conv2d(Input, Filter) + Bias [+
-# ResidualData])`` for a channel-first conv2d / depthwise_conv2d, a 1-D Bias over
-# its output channels and an optional residual of the output's shape (Paddle
+# ``sampan_conv2d_fusion``: ``Output = act(conv2d(Input, Filter) [+ Bias] [+
+# ResidualData])`` for a channel-first conv2d / depthwise_conv2d, an optional 1-D
+# Bias over its output channels and an optional residual of the output's shape (Paddle
 # Inference's conv_elementwise_add_act_fuse_pass and
 # conv_elementwise_add2_act_fuse_pass make its conv2d_fusion op the same way, the
 # residual in the same slot).  Bias, residual and activation are one pass over
@@ -65,7 +65,8 @@ def _conv_fusion_infer(metas, attrs):
                       f"{list(CONV_ACTIVATIONS)}, got '{attrs['activation']}'")
     if attrs["data_format"] not in ("NCHW", "AnyLayout"):
         raise OpError(f"sampan_conv2d_fusion: needs NCHW, got {attrs['data_format']}")
-    if len(b.shape) != 1 or -1 not in (b.shape[0], w.shape[0]) and b.shape[0] != w.shape[0]:
+    if b is not None and (len(b.shape) != 1 or -1 not in (b.shape[0], w.shape[0]) and
+                          b.shape[0] != w.shape[0]):
         raise OpError(f"sampan_conv2d_fusion: Bias must be 1-D with one value per output "
                       f"channel ({w.shape[0]}), got shape {list(b.shape)}")
     out = _conv_infer("sampan_conv2d_fusion", 4)([x, w], attrs)
@@ -75,7 +76,7 @@ def _conv_fusion_infer(metas, attrs):
 
 def _declare_conv_fusion():
     from .nn_conv import _CONV_ATTRS
-    defop("sampan_conv2d_fusion", "Input Filter Bias ResidualData?", "Output",
+    defop("sampan_conv2d_fusion", "Input Filter Bias? ResidualData?", "Output",
           _CONV_ATTRS + (("activation", "STRING", ""), ("alpha", "FLOAT", 0.0)),
           infer=_conv_fusion_infer, same_dtype=("Input", "Filter", "Bias"))
 
@@ -101,7 +102,8 @@ def _winograd_infer(metas, attrs):
     if -1 not in (x.shape[1], u.shape[2]) and x.shape[1] != u.shape[2]:
         raise OpError(f"sampan_conv2d_winograd: Input has {x.shape[1]} channels, the "
                       f"Filter {u.shape[2]}")
-    if len(b.shape) != 1 or -1 not in (b.shape[0], u.shape[1]) and b.shape[0] != u.shape[1]:
+    if b is not None and (len(b.shape) != 1 or -1 not in (b.shape[0], u.shape[1]) and
+                          b.shape[0] != u.shape[1]):
         raise OpError(f"sampan_conv2d_winograd: Bias must be 1-D with one value per output "
                       f"channel ({u.shape[1]}), got shape {list(b.shape)}")
     _, dil, strides, out = conv_geometry(tuple(x.shape[2:]), (3, 3), attrs)
@@ -115,7 +117,7 @@ def _winograd_infer(metas, attrs):
 
 def _declare_winograd():
     from .nn_conv import _CONV_ATTRS
-    defop("sampan_conv2d_winograd", "Input Filter Bias ResidualData?", "Output",
+    defop("sampan_conv2d_winograd", "Input Filter Bias? ResidualData?", "Output",
           _CONV_ATTRS + (("activation", "STRING", ""), ("alpha", "FLOAT", 0.0)),
           infer=_winograd_infer, same_dtype=("Input", "Filter", "Bias"))
 

@@ -184,3 +184,42 @@ def test_residual_add_goes_into_the_conv(k, down, shortcut_first, act, tmp_path)
     assert not any("ResidualData" in op.input_names and op.input("ResidualData")
                    for op in kept._core.program.global_block().ops)
     np.testing.assert_allclose(kept.run([x])[0], want, rtol=1e-5, atol=1e-6 * np.abs(want).max())
+
+
+class PlainConv(nn.Layer):
+    """A conv without bias (GoogLeNet's, DenseNet's), then an activation or not."""
+
+    def __init__(self, cin, cout, k, act):
+        super().__init__()
+        self.conv = nn.Conv2D(cin, cout, k, padding=k // 2, bias_attr=False)
+        self.act = act
+
+    def forward(self, x):
+        y = self.conv(x)
+        return nn.functional.relu(y) if self.act else y
+
+
+@pytest.mark.parametrize("cin, cout, k, act", [(3, 5, 1, True), (3, 5, 3, False),
+                                              (64, 64, 3, True)])
+def test_conv_without_bias_becomes_one_op(cin, cout, k, act, tmp_path):
+    """sampan_conv_act_fuse_pass: a conv2d without a bias add (+ relu) runs as a
+    sampan_conv2d_fusion without Bias, with the conv's bits; a wide 3x3 one then
+    runs as Winograd."""
+    paddle.seed(11)
+    model = PlainConv(cin, cout, k, act)
+    plain, fused = _predictors(model, tmp_path, [cin, 14, 14])
+    types = _types(fused)
+    assert "conv2d" not in types and ("relu" in types) is False
+    assert "sampan_conv_act_fuse_pass: conv2d x1" in fused.explain()
+    conv_ops = [op for op in fused._core.program.global_block().ops if "conv" in op.type]
+    assert [op.type for op in conv_ops] == \
+        ["sampan_conv2d_winograd" if cin == 64 else "sampan_conv2d_fusion"]
+    op = conv_ops[0]
+    assert not op.input("Bias") and op.attr("activation") == ("relu" if act else "")
+    x = np.random.RandomState(5).standard_normal([2, cin, 14, 14]).astype("float32")
+    x[0, :, 0, 0] = 0.0
+    want, got = plain.run([x])[0], fused.run([x])[0]
+    if cin == 64:       # Winograd: equal to rounding
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * np.abs(want).max())
+    else:
+        np.testing.assert_array_equal(got.view("u4"), want.view("u4"))
