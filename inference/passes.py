@@ -24,6 +24,9 @@ fused kernels (rounding).
   them) become elementwise_mul + elementwise_add of per-channel parameters, the
   same numbers, which the elementwise fusion then compiles with what follows
   (inference/bn_affine.py).
+- ``sampan_affine_conv_fuse_pass``: such an affine map (+ relu) read only by a
+  1x1 fused conv becomes that conv's input map, applied per sample in cache
+  (inference/affine_conv.py: DenseNet's BN-ReLU-conv).
 - ``fc_fuse_pass``: ``matmul_v2(x, W)`` + ``elementwise_add(·, b)`` [+ ``relu``] with a
   2-D weight and 1-D bias (both parameters) and intermediates used once becomes
   one ``sampan_fc`` op: ``out = x @ W; out += b; max(out, 0, out=out)`` (Paddle
@@ -51,6 +54,7 @@ from .conv_bias_act import conv_bias_act_fuse as _conv_bias_act_fuse
 from .constant_fold import constant_folding as _constant_folding
 from .winograd import conv_winograd
 from .bn_affine import batch_norm_affine
+from .affine_conv import affine_conv_fuse
 from .simplify import is_test_pass, delete_dropout_op_pass, dead_code_elimination
 
 __all__ = ["PASSES", "optimize", "optimize_program", "describe", "FC_OP"]
@@ -184,6 +188,11 @@ def _bn_affine(p, params, feeds, fetch_src):
     return fetch_src
 
 
+def _affine_conv(p, params, feeds, fetch_src):
+    affine_conv_fuse(p, params, feeds, fetch_src, _uses(p))
+    return fetch_src
+
+
 def _conv_bn(p, params, feeds, fetch_src):
     _conv_bn_fuse(p, params, feeds, fetch_src, _uses(p))
     return fetch_src
@@ -202,6 +211,7 @@ PASSES = {
     "sampan_conv_act_fuse_pass": _conv_act,
     "sampan_conv_winograd_pass": _counting(conv_winograd),
     "sampan_batch_norm_affine_pass": _bn_affine,
+    "sampan_affine_conv_fuse_pass": _affine_conv,
     "fc_fuse_pass": fc_fuse,
     "sampan_fuse_elementwise_pass": fuse_elementwise,
     "dead_code_elimination_pass": _counting(dead_code_elimination),

@@ -132,20 +132,26 @@ def flat_windows(x, ks, pads, dil, out):
 _BLOCK_BYTES = 8 << 20
 
 
-def conv_forward(x, w, g, pads, dil, strides, out, bias=None, epilogue=None):
+def conv_forward(x, w, g, pads, dil, strides, out, bias=None, epilogue=None, prologue=None):
     """The convolution (channels first); ``bias`` (one value per output
     channel, sampan_conv2d_fusion) is added on the way out, in the copy that
     drops a stride-1 block's padding columns or in place.  ``epilogue``
     (kernels/cpu/conv_epilogue.py, ``fn(block, bias, start)`` in place on the
     samples ``start:`` of the result): the fused op's bias, residual and
     activation, applied per sample right after its GEMM where the samples'
-    GEMMs are separate, else to the whole result."""
-    if epilogue is not None:
+    GEMMs are separate, else to the whole result.  ``prologue`` (kernels/cpu/
+    conv_prologue.py, ``fn(x, out=None)``): a map of the input (an unpadded
+    convolution's only), applied per sample right before its GEMM on that path,
+    else to the whole input first."""
+    if epilogue is not None or prologue is not None:
         if g == 1 and all(s == 1 for s in strides) and all(out) and \
                 w[0].size == w.shape[1] and not any(a or b for a, b in pads) and \
                 not (x.shape[0] > 1 and math.prod(out) <= _FOLD_COLS):
-            return _one_by_one(x, w, out, bias, epilogue)
-        return epilogue(conv_forward(x, w, g, pads, dil, strides, out, bias), None, 0)
+            return _one_by_one(x, w, out, bias, epilogue, prologue)
+        if prologue is not None:
+            x = prologue(x)
+        res = conv_forward(x, w, g, pads, dil, strides, out, bias)
+        return res if epilogue is None else epilogue(res, None, 0)
     n = x.shape[0]
     o, cg = w.shape[:2]
     if cg == 1 and g == o > 1 and len(out) == 2 and all(out):
@@ -213,15 +219,23 @@ def conv_forward(x, w, g, pads, dil, strides, out, bias=None, epilogue=None):
     return res
 
 
-def _one_by_one(x, w, out, bias, epilogue):
+def _one_by_one(x, w, out, bias, epilogue, prologue):
     """A 1x1 stride-1 unpadded convolution, each sample's GEMM (its input is the
-    operand as it is) followed at once by the epilogue on its output."""
+    operand as it is, or the prologue's map of it in scratch) followed at once
+    by the epilogue on its output."""
     n, c = x.shape[:2]
     o = w.shape[0]
     res = np.empty((n, o) + tuple(out), np.result_type(x, w))
     w2, x3, r3 = w.reshape(o, c), x.reshape(n, c, -1), res.reshape(n, o, -1)
+    mapped = scratch("conv_prologue", (1,) + x3.shape[1:], x.dtype) \
+        if prologue is not None else None
     for i in range(n):
-        np.matmul(w2, x3[i], out=r3[i])
+        xi = x3[i] if prologue is None else prologue(x3[i:i + 1], mapped)[0]
+        np.matmul(w2, xi, out=r3[i])
+        if epilogue is None:
+            if bias is not None:
+                r3[i] += bias.reshape(o, 1)
+            continue
         block = res[i:i + 1]
         done = epilogue(block, bias, i)
         if done is not block:       # an activation without an in-place form

@@ -5,6 +5,7 @@ from ...ops.defs.nn_conv import conv_geometry
 from ..registry import kernel, FLOATS
 from .conv import _conv_setup, conv_forward
 from .conv_epilogue import CLAMPS, activate, epilogue
+from .conv_prologue import prologue
 from .depthwise import depthwise
 from .winograd import winograd_conv3x3
 
@@ -35,17 +36,22 @@ sampan_fc.fresh = True
 # ------------------------------------------------------------------ conv + bias + act
 @kernel("sampan_conv2d_fusion", dtypes=FLOATS)
 def sampan_conv2d_fusion(ins, attrs, need):
-    x, w, b, resid = ins
+    x, w, b, resid, scale, shift = ins
     x, _, g, pads, dil, strides, out = _conv_setup("sampan_conv2d_fusion", x, w, attrs)
     act = attrs["activation"]
     clamp = CLAMPS.get(act)
-    if clamp is not None and resid is None and g > 1 and w.shape[1] == 1 and \
-            g == w.shape[0] and all(out):
+    pro = None
+    if scale is not None:
+        mapping = prologue(attrs["in_activation"] == "relu", x.dtype)
+        pro = lambda a, dst=None: mapping(a, scale, shift, dst)     # noqa: E731
+    if clamp is not None and resid is None and pro is None and g > 1 and \
+            w.shape[1] == 1 and g == w.shape[0] and all(out):
         res = depthwise(x, w, pads, dil, strides, out, b, clamp)   # relu/relu6 in its loop
         if res is not None:
             return (res,)
     return (conv_forward(x, w, g, pads, dil, strides, out, bias=b,
-                         epilogue=epilogue(act, attrs["alpha"], x.dtype, resid)),)
+                         epilogue=epilogue(act, attrs["alpha"], x.dtype, resid),
+                         prologue=pro),)
 
 
 sampan_conv2d_fusion.fresh = True

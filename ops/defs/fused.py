@@ -42,6 +42,10 @@ defop("sampan_fc", "Input W Bias", "Out", (("activation_type", "STRING", ""),),
 # conv_elementwise_add2_act_fuse_pass make its conv2d_fusion op the same way, the
 # residual in the same slot).  Bias, residual and activation are one pass over
 # the output (kernels/cpu/conv_epilogue.py), with the unfused ops' numbers.
+# Optional InScale/InShift (one value per input channel) and ``in_activation``
+# map the input first: ``conv(in_act(Input * InScale + InShift))``, padding
+# after the map (an inference batch_norm + relu before the conv: DenseNet;
+# kernels/cpu/conv_prologue.py).
 CONV_ACTIVATIONS = ("", "relu", "relu6", "sigmoid", "hard_swish", "swish", "leaky_relu")
 
 
@@ -59,7 +63,18 @@ def _check_residual(op, r, out):
 
 def _conv_fusion_infer(metas, attrs):
     from .nn_conv import _conv_infer
-    x, w, b, r = metas
+    x, w, b, r, sc, sh = metas
+    if (sc is None) != (sh is None) or attrs["in_activation"] not in ("", "relu"):
+        raise OpError(f"sampan_conv2d_fusion: InScale and InShift go together, and "
+                      f"in_activation must be '' or 'relu', got "
+                      f"{'InScale' if sc is not None else 'no InScale'}, "
+                      f"{'InShift' if sh is not None else 'no InShift'}, "
+                      f"'{attrs['in_activation']}'")
+    for name, m in (("InScale", sc), ("InShift", sh)):
+        if m is not None and (len(m.shape) != 1 or -1 not in (m.shape[0], x.shape[1]) and
+                              m.shape[0] != x.shape[1]):
+            raise OpError(f"sampan_conv2d_fusion: {name} must be 1-D with one value per "
+                          f"input channel ({x.shape[1]}), got shape {list(m.shape)}")
     if attrs["activation"] not in CONV_ACTIVATIONS:
         raise OpError(f"sampan_conv2d_fusion: activation must be one of "
                       f"{list(CONV_ACTIVATIONS)}, got '{attrs['activation']}'")
@@ -76,8 +91,9 @@ def _conv_fusion_infer(metas, attrs):
 
 def _declare_conv_fusion():
     from .nn_conv import _CONV_ATTRS
-    defop("sampan_conv2d_fusion", "Input Filter Bias? ResidualData?", "Output",
-          _CONV_ATTRS + (("activation", "STRING", ""), ("alpha", "FLOAT", 0.0)),
+    defop("sampan_conv2d_fusion", "Input Filter Bias? ResidualData? InScale? InShift?",
+          "Output", _CONV_ATTRS + (("activation", "STRING", ""), ("alpha", "FLOAT", 0.0),
+                                   ("in_activation", "STRING", "")),
           infer=_conv_fusion_infer, same_dtype=("Input", "Filter", "Bias"))
 
 

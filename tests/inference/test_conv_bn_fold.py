@@ -223,3 +223,61 @@ def test_conv_without_bias_becomes_one_op(cin, cout, k, act, tmp_path):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * np.abs(want).max())
     else:
         np.testing.assert_array_equal(got.view("u4"), want.view("u4"))
+
+
+class PreActivation(nn.Layer):
+    """DenseNet's layer: BN - ReLU - 1x1 conv (no bias); ``reuse`` reads the BN
+    output a second time (then it must stay a tensor of its own)."""
+
+    def __init__(self, cin, cout, relu=True, reuse=False):
+        super().__init__()
+        self.bn = nn.BatchNorm2D(cin)
+        self.conv = nn.Conv2D(cin, cout, 1, bias_attr=False)
+        self.relu, self.reuse = relu, reuse
+        _randomize_bn(self.bn, 21)
+
+    def forward(self, x):
+        h = self.bn(x)
+        if self.relu:
+            h = nn.functional.relu(h)
+        y = self.conv(h)
+        return y + h.mean() if self.reuse else y
+
+
+@pytest.mark.parametrize("relu, reuse", [(True, False), (False, False), (True, True)])
+def test_batch_norm_relu_goes_into_the_1x1_conv(relu, reuse, tmp_path):
+    """sampan_affine_conv_fuse_pass: the batch_norm's affine map (+ relu) read
+    only by a 1x1 conv becomes that conv's input map."""
+    paddle.seed(12)
+    model = PreActivation(6, 4, relu, reuse)
+    plain, fused = _predictors(model, tmp_path, [6, 7, 7])
+    conv = [op for op in fused._core.program.global_block().ops
+            if op.type == "sampan_conv2d_fusion"]
+    assert len(conv) == 1
+    assert bool(conv[0].input("InScale")) == (not reuse)
+    if not reuse:
+        assert conv[0].attr("in_activation") == ("relu" if relu else "")
+        assert "elementwise_mul" not in _types(fused) and "relu" not in _types(fused)
+        assert "sampan_affine_conv_fuse_pass" in fused.explain()
+    for n in (1, 3):
+        x = np.random.RandomState(n).standard_normal([n, 6, 7, 7]).astype("float32")
+        want = plain.run([x])[0]
+        np.testing.assert_allclose(fused.run([x])[0], want, rtol=1e-5,
+                                   atol=1e-6 * np.abs(want).max())
+
+
+def test_fused_conv_input_map_is_checked():
+    from sampan.ops.registry import get_op, Meta, OpError
+    op = get_op("sampan_conv2d_fusion")
+    attrs = dict(op.default_attrs)
+    x, w = Meta((1, 6, 5, 5), "float32"), Meta((4, 6, 1, 1), "float32")
+    c6, c5 = Meta((6,), "float32"), Meta((5,), "float32")
+    with pytest.raises(OpError, match="InScale and InShift go together"):
+        op.infer_meta([x, w, None, None, c6, None], attrs)
+    with pytest.raises(OpError, match=r"InShift must be 1-D with one value per input "
+                                      r"channel \(6\), got shape \[5\]"):
+        op.infer_meta([x, w, None, None, c6, c5], attrs)
+    with pytest.raises(OpError, match="in_activation must be '' or 'relu'"):
+        op.infer_meta([x, w, None, None, c6, c6], dict(attrs, in_activation="gelu"))
+    (m,) = op.infer_meta([x, w, None, None, c6, c6], dict(attrs, in_activation="relu"))
+    assert tuple(m.shape) == (1, 4, 5, 5)

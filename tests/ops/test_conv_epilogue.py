@@ -74,3 +74,43 @@ def test_one_by_one_per_sample(shape, cout, act, with_bias, with_residual):
     got = C.conv_forward(*args, bias=b, epilogue=epilogue(act, 0.0, x.dtype, r))
     _same_bits(got, want)
     assert got.flags.c_contiguous and not np.shares_memory(got, x)
+
+
+# ------------------------------------------------------------------ the input map
+from sampan.kernels.cpu.conv_prologue import prologue  # noqa: E402
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("relu", [False, True])
+def test_prologue_bits_of_mul_add_relu(dtype, relu):
+    rs = np.random.RandomState(6)
+    x = (rs.standard_normal((2, 5, 4, 3)) * 3).astype(dtype)
+    x.reshape(-1)[:len(SPECIAL)] = SPECIAL
+    scale, shift = rs.standard_normal(5).astype(dtype), rs.standard_normal(5).astype(dtype)
+    scale[1], shift[2] = 0.0, -0.0
+    with np.errstate(all="ignore"):
+        want = x * scale.reshape(5, 1, 1) + shift.reshape(5, 1, 1)
+        if relu:
+            want = np.maximum(want, 0)
+        got = prologue(relu, np.dtype(dtype))(x, scale, shift)
+    _same_bits(got, want)
+
+
+@pytest.mark.parametrize("k, pad, n", [(1, 0, 1), (1, 0, 3), (1, 0, 4), (3, 1, 2)])
+def test_conv_of_the_mapped_input(k, pad, n):
+    """The 1x1 path maps each sample in scratch before its GEMM (bits of mapping
+    the whole input first); a padded conv pads after the map (zeros stay zero)."""
+    rs = np.random.RandomState(k + n)
+    hw = (5, 5) if n == 4 else (9, 11)          # n=4, 5x5: the folded path
+    x = rs.standard_normal((n, 6) + hw).astype("float32")
+    w = rs.standard_normal((4, 6, k, k)).astype("float32")
+    scale = rs.uniform(0.5, 2, 6).astype("float32")
+    shift = rs.standard_normal(6).astype("float32")
+    pads = ((pad, pad), (pad, pad))
+    mapped = np.maximum(x * scale.reshape(6, 1, 1) + shift.reshape(6, 1, 1), 0)
+    want = C.conv_forward(mapped, w, 1, pads, (1, 1), (1, 1), hw)
+    fn = prologue(True, x.dtype)
+    got = C.conv_forward(x, w, 1, pads, (1, 1), (1, 1), hw,
+                         epilogue=epilogue("", 0.0, x.dtype),
+                         prologue=lambda a, dst=None: fn(a, scale, shift, dst))
+    _same_bits(got, want)

@@ -138,7 +138,7 @@ def test_fused_conv_activation_equals_the_ops(act, residual, k):
     attrs = get_op("sampan_conv2d_fusion").complete_attrs(
         {"strides": [1, 1], "paddings": [k // 2] * 2, "activation": act, "alpha": 0.02})
     r = rs.standard_normal((2, 6, 9, 9)).astype("float32") if residual else None
-    got = sampan_conv2d_fusion((x, w, b, r), attrs, None)[0]
+    got = sampan_conv2d_fusion((x, w, b, r, None, None), attrs, None)[0]
     cattrs = get_op("conv2d").complete_attrs({"strides": [1, 1], "paddings": [k // 2] * 2})
     pre = conv2d((x, w), cattrs, None)[0] + b.reshape(1, 6, 1, 1)
     if residual:

@@ -1,0 +1,84 @@
+"""What a fused 1x1 convolution (sampan_conv2d_fusion with InScale/InShift,
+written by inference/affine_conv.py) does to its input on the way in: the
+per-channel affine map of an inference batch_norm and the relu after it,
+DenseNet's pre-activation ``conv(relu(bn(x)))``.
+
+Unfused, the map is a pass that writes a whole new tensor (the batch_norm's
+output, as large as the concatenation it reads) which the convolution then
+reads again.  ``prologue(relu, dtype)`` -> ``fn(x, scale, shift, out=None)``
+computes ``relu(x * scale + shift)`` (scale and shift one value per channel,
+axis 1 of ``x`` (N, C, ...)) with the unfused ops' numbers: the product, then
+the sum, each rounded to the dtype, then np.maximum's rule for relu (NaN kept,
+-0.0 to +0.0); compiled by numba where present, numpy's three passes
+otherwise.  The 1x1 path of conv_forward calls it per sample into scratch
+right before that sample's GEMM, so the mapped input never leaves the cache.
+"""
+import numpy as np
+
+from .depthwise import _U
+from .fused_elementwise import numba_available, _NUMBA_FLOATS
+
+__all__ = ["prologue"]
+
+
+def _affine(x, scale, shift, out, relu):
+    n, c, m = x.shape
+    um = _U(m)
+    z = scale[0] * 0
+    for s in range(n):
+        for ch in range(c):
+            src = x[s, ch]
+            dst = out[s, ch]
+            a = scale[ch]
+            b = shift[ch]
+            if relu:
+                for j in range(um):
+                    v = src[j] * a
+                    v = v + b
+                    dst[j] = v if v > z or v != v else z
+            else:
+                for j in range(um):
+                    v = src[j] * a
+                    dst[j] = v + b
+
+
+_COMPILED = []
+
+
+def _compiled():
+    if not _COMPILED:
+        fn = None
+        if numba_available():
+            try:
+                import numba
+                fn = numba.njit(cache=True, nogil=True)(_affine)
+            except Exception:       # a numba that cannot compile it: numpy's passes
+                fn = None
+        _COMPILED.append(fn)
+    return _COMPILED[0]
+
+
+def _numpy(x, scale, shift, out, relu):
+    bshape = (-1,) + (1,) * (x.ndim - 2)
+    res = np.multiply(x, scale.reshape(bshape), out=out)
+    res += shift.reshape(bshape)
+    if relu:
+        np.maximum(res, 0, out=res)
+    return res
+
+
+def prologue(relu, dtype):
+    """``fn(x, scale, shift, out=None)`` -> ``relu(x * scale + shift)`` (module
+    docstring), into ``out`` (x's shape) when given."""
+    kernel = _compiled() if np.dtype(dtype) in _NUMBA_FLOATS else None
+
+    def apply(x, scale, shift, out=None):
+        if kernel is None or type(x) is not np.ndarray or not x.flags.c_contiguous or \
+                scale.dtype != x.dtype or shift.dtype != x.dtype:
+            return _numpy(x, scale, shift, out, relu)
+        if out is None:
+            out = np.empty(x.shape, x.dtype)
+        kernel(x.reshape(x.shape[0], x.shape[1], -1), scale, shift,
+               out.reshape(x.shape[0], x.shape[1], -1), relu)
+        return out
+    return apply
