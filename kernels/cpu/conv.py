@@ -187,6 +187,9 @@ def conv_forward(x, w, g, pads, dil, strides, out, bias=None, epilogue=None, pro
             return res
     if fold:
         return _batch_folded(x, w, pads, dil, strides, out, bias, one_by_one)
+    if flat and n == 1 and g == 1 and k * x.itemsize * math.prod(
+            s + a + b for s, (a, b) in zip(x.shape[2:], pads)) > _BLOCK_BYTES:
+        return _flat_column_chunks(x, w, pads, dil, out, bias)
     if flat:        # one copy of contiguous runs into the GEMM's operand
         view, padded = flat_windows(x, w.shape[2:], pads, dil, out)
         L = view.shape[-1]
@@ -217,6 +220,33 @@ def conv_forward(x, w, g, pads, dil, strides, out, bias=None, epilogue=None, pro
     if bias is not None:
         res += bias.reshape((o,) + (1,) * len(out))
     return res
+
+
+def _flat_column_chunks(x, w, pads, dil, out, bias):
+    """A stride-1 ungrouped sample whose window block would pass ``_BLOCK_BYTES``
+    (InceptionV3's 32-channel 3x3 layers on 147x147 maps: 25 MB): the flat
+    windows copied and multiplied a column range at a time, each range's block
+    (``_BLOCK_BYTES`` / 2 at most) still in cache when its GEMM reads it, the
+    products written into one result (measured 1.3-1.4x faster than one block)."""
+    view, padded = flat_windows(x, w.shape[2:], pads, dil, out)
+    o, k, L = w.shape[0], w[0].size, view.shape[-1]
+    dtype = np.result_type(x, w)
+    step = max(256, _BLOCK_BYTES // 2 // (k * x.itemsize))
+    cols = scratch("im2col", view.shape[:-1] + (step,), x.dtype)
+    flat_cols = cols.reshape(k, step)
+    res = scratch("gemm", (o, L), dtype)
+    w2 = w.reshape(o, k)
+    for l0 in range(0, L, step):
+        width = min(step, L - l0)
+        np.copyto(cols[..., :width], view[..., l0:l0 + width])
+        np.matmul(w2, flat_cols[:, :width], out=res[:, l0:l0 + width])
+    grid = res.reshape((1, o, out[0]) + padded[1:])
+    view = grid[(Ellipsis,) + tuple(slice(0, s) for s in out[1:])]
+    dst = np.empty(view.shape, dtype)
+    if bias is None:
+        np.copyto(dst, view)
+        return dst
+    return np.add(view, bias.reshape((o,) + (1,) * len(out)), out=dst)
 
 
 def _one_by_one(x, w, out, bias, epilogue, prologue):

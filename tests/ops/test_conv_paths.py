@@ -151,3 +151,18 @@ def test_scratch_shapes_and_growth():
     big = scratch("test_growth", (1 << 25,), np.float32)  # 128 MB: not kept
     assert big.shape == (1 << 25,)
     assert not np.shares_memory(big, scratch("test_growth", (4,), np.float32))
+
+
+@pytest.mark.parametrize("name", ["flat one sample", "flat folded, asymmetric pad",
+                                  "flat folded, dilated", "7x1 unpadded width"])
+@pytest.mark.parametrize("with_bias", [False, True])
+def test_column_chunks(monkeypatch, name, with_bias):
+    """A sample whose flat window block passes _BLOCK_BYTES is copied and
+    multiplied a column range at a time (ranges of 256 columns here)."""
+    calls = []
+    real = C._flat_column_chunks
+    monkeypatch.setattr(C, "_flat_column_chunks", lambda *a: calls.append(1) or real(*a))
+    monkeypatch.setattr(C, "_BLOCK_BYTES", 4096)
+    got, want = _run(name, "float64", with_bias)
+    assert calls and got.flags.c_contiguous
+    assert np.abs(got - want).max() <= 1e-12 * np.abs(want).max()
