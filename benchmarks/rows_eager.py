@@ -104,6 +104,6 @@ ROWS = [
     Row("W1 eager fwd", "w1", "floor_fwd", 2.5, w1_forward),
     Row("W1 eager fwd+bwd", "w1", "floor_fwd_bwd", 4.0, w1_forward_backward),
     Row("W4B eager call", "w4b", "floor_call", 6.0, w4b_eager),
-    Row("W2 eager step", "w2", "floor_step", 1.3, mlp_step(fl.W2)),
+    Row("W2 eager step", "w2", "floor_step", 1.2, mlp_step(fl.W2)),
     Row("W3 eager step", "w3", "floor_step", 4.0, mlp_step(fl.W3)),
 ]
