@@ -140,9 +140,9 @@ def conv_forward(x, w, g, pads, dil, strides, out, bias=None, epilogue=None, pro
     samples ``start:`` of the result): the fused op's bias, residual and
     activation, applied per sample right after its GEMM where the samples'
     GEMMs are separate, else to the whole result.  ``prologue`` (kernels/cpu/
-    conv_prologue.py, ``fn(x, out=None)``): a map of the input (an unpadded
-    convolution's only), applied per sample right before its GEMM on that path,
-    else to the whole input first."""
+    conv_prologue.py, ``fn(x, out=None)``): a map of the input, applied per
+    sample right before its GEMM on the 1x1 path, else to the whole input
+    first (padding comes after the map)."""
     if epilogue is not None or prologue is not None:
         if g == 1 and all(s == 1 for s in strides) and all(out) and \
                 w[0].size == w.shape[1] and not any(a or b for a, b in pads) and \
