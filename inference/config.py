@@ -188,6 +188,9 @@ class Config:
         pass
 
     def enable_profile(self):
+        """Time every op the predictor runs; the report (per op type: calls,
+        total, min, max, average, ratio) is printed when the predictor goes
+        away and returned by ``Predictor.profile_report()`` (inference/profile.py)."""
         self._profile = True
 
     def set_optim_cache_dir(self, path):

@@ -12,15 +12,21 @@ one call of the compiled runner (its blocks served from glibc's heap, so the
 next run finds them in place: ``kernels.host_memory.large_from_heap``), and
 handing the outputs to their handles.
 
+``Config.enable_profile()`` runs the plan through the executor's timed loop
+instead (inference/profile.py): ``profile_report()`` tells where the time went.
+
 ``clone()`` shares the program, the plan and the parameter arrays (read-only
 here) and gets its own input/output handles.  Handles follow Paddle Inference's
 ``Tensor``: ``reshape``, ``copy_from_cpu`` (copies, checks dtype and shape),
 ``copy_to_cpu``, ``shape``, ``name``, ``type``.  ``run([arrays]) -> [arrays]``
 runs directly on a list of inputs.
 """
+import functools
+import weakref
+
 import numpy as np
 
-from ..executor.run_plan import PlanRun
+from ..executor.run_plan import ExecutionConfig, PlanRun
 from ..kernels.blas_threads import set_blas_threads
 from ..kernels.host_memory import large_from_heap
 from ..kernels.registry import CPU
@@ -32,6 +38,7 @@ from ..save_load.program_io import feed_fetch_targets
 from ..utils.version import __version__
 from .config import Config, DataType
 from . import passes
+from .profile import OpProfile
 from ..dygraph.tensor import Tensor as EagerTensor
 
 __all__ = ["Predictor", "Tensor", "create_predictor", "get_version"]
@@ -64,8 +71,11 @@ class _Core:
                                                      skip=config._deleted_passes,
                                                      report=self.pass_report)
             self.program = program
+            # Config.enable_profile: every op timed through the executor's hook
+            self.profile = OpProfile() if config._profile else None
+            exe = ExecutionConfig(hook=self.profile.hook) if self.profile else None
             self.run = PlanRun(program, feeds, fetch_src, arrays=params, backend=CPU,
-                               check="all", noun="input", write_back=False)
+                               check="all", noun="input", write_back=False, config=exe)
         except (ValueError, RuntimeError, OpError) as exc:
             raise blame(exc, model)
         self.inputs = self.run.feeds
@@ -149,8 +159,12 @@ class Predictor:
         self._outputs = [Tensor(n) for n in core.output_names]
         self._in_by_name = {t._name: t for t in self._inputs}
         self._out_by_name = {t._name: t for t in self._outputs}
-        self._run = core.run.run_arrays
+        self._run = core.run.run_arrays if core.profile is None else \
+            functools.partial(_profiled_run, core)      # (no reference to self: no cycle)
         self._aliased = core.run.fetch_aliased
+        if core.profile is not None and _core is None:
+            # Paddle prints the report when the predictor goes away (clones share it)
+            weakref.finalize(core, _print_report, core.profile)
 
     # ------------------------------------------------------------- names, handles
     def get_input_names(self):
@@ -207,6 +221,12 @@ class Predictor:
 
     zero_copy_run = run
 
+    def profile_report(self):
+        """The profiling report so far (``Config.enable_profile()``; sampan extra),
+        or None when profiling is off."""
+        prof = self._core.profile
+        return None if prof is None else prof.report()
+
     def _run_list(self, inputs):
         if not isinstance(inputs, (list, tuple)) or len(inputs) != len(self._inputs):
             raise ValueError(f"run() takes a list of {len(self._inputs)} input(s) "
@@ -247,6 +267,19 @@ class Predictor:
     def __repr__(self):
         return (f"<Predictor {self._core.model}: inputs {self.get_input_names()}, "
                 f"outputs {self.get_output_names()}>")
+
+
+def _profiled_run(core, feeds):
+    core.profile.begin()
+    try:
+        return core.run.run_arrays(feeds)
+    finally:
+        core.profile.end()
+
+
+def _print_report(profile):
+    if profile.runs:
+        print(profile.report(), flush=True)
 
 
 def create_predictor(config):
