@@ -21,10 +21,10 @@ from .fused_elementwise import numba_available, _NUMBA_FLOATS
 __all__ = ["prologue"]
 
 
-def _affine(x, scale, shift, out, relu):
+def _affine(x, scale, shift, out, relu, z):
+    """``z``: +0.0 in the dtype (relu's bound)."""
     n, c, m = x.shape
     um = _U(m)
-    z = scale[0] * 0
     for s in range(n):
         for ch in range(c):
             src = x[s, ch]
@@ -79,6 +79,6 @@ def prologue(relu, dtype):
         if out is None:
             out = np.empty(x.shape, x.dtype)
         kernel(x.reshape(x.shape[0], x.shape[1], -1), scale, shift,
-               out.reshape(x.shape[0], x.shape[1], -1), relu)
+               out.reshape(x.shape[0], x.shape[1], -1), relu, x.dtype.type(0))
         return out
     return apply

@@ -4,7 +4,7 @@ import numpy as np
 from ...ops.defs.nn_conv import conv_geometry
 from ..registry import kernel, FLOATS
 from .conv import _conv_setup, conv_forward
-from .conv_epilogue import CLAMPS, activate, epilogue
+from .conv_epilogue import CLAMPS, activate, epilogue, fc_epilogue
 from .conv_prologue import prologue
 from .depthwise import depthwise
 from .winograd import winograd_conv3x3
@@ -12,10 +12,7 @@ from .winograd import winograd_conv3x3
 
 def fc(x, w, b, relu):
     out = np.matmul(x, w)          # a new array: updated in place below
-    out += b
-    if relu:
-        np.maximum(out, 0, out=out)
-    return out
+    return fc_epilogue(out, b, relu)
 
 
 @kernel("sampan_fc", dtypes=FLOATS)

@@ -87,7 +87,7 @@ def test_prologue_bits_of_mul_add_relu(dtype, relu):
     x = (rs.standard_normal((2, 5, 4, 3)) * 3).astype(dtype)
     x.reshape(-1)[:len(SPECIAL)] = SPECIAL
     scale, shift = rs.standard_normal(5).astype(dtype), rs.standard_normal(5).astype(dtype)
-    scale[1], shift[2] = 0.0, -0.0
+    scale[0], scale[1], shift[2] = -abs(scale[0]), 0.0, -0.0     # a negative first scale
     with np.errstate(all="ignore"):
         want = x * scale.reshape(5, 1, 1) + shift.reshape(5, 1, 1)
         if relu:
@@ -114,3 +114,23 @@ def test_conv_of_the_mapped_input(k, pad, n):
                          epilogue=epilogue("", 0.0, x.dtype),
                          prologue=lambda a, dst=None: fn(a, scale, shift, dst))
     _same_bits(got, want)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("relu", [False, True])
+@pytest.mark.parametrize("shape", [(7,), (4, 7), (2, 3, 7)])
+def test_fc_epilogue_bits(dtype, relu, shape):
+    from sampan.kernels.cpu.conv_epilogue import fc_epilogue
+    rs = np.random.RandomState(len(shape))
+    out = (rs.standard_normal(shape) * 3).astype(dtype)
+    out.reshape(-1)[:len(SPECIAL[:7])] = SPECIAL[:7]
+    bias = rs.standard_normal(7).astype(dtype)
+    bias[0], bias[1] = -abs(bias[0]), -0.0
+    with np.errstate(all="ignore"):
+        want = out + bias
+        if relu:
+            want = np.maximum(want, 0)
+        got = fc_epilogue(out.copy(), bias, relu)
+        _same_bits(got, want)
+        strided = np.repeat(out, 2, axis=-1)[..., ::2]      # not contiguous: numpy's passes
+        _same_bits(fc_epilogue(strided, bias, relu), want)
