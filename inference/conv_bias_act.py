@@ -52,10 +52,15 @@ def _act_ok(op):
     return None
 
 
-def conv_bias_act_fuse(p, params, feeds, fetch_src, uses, residual=False):
-    """Fuse every match in ``p``'s global block (with a residual add between the
-    bias and the activation where ``residual``; a conv without a bias add where
-    ``residual`` is None); returns how many."""
+MODES = ("bias", "residual", "plain")
+
+
+def conv_bias_act_fuse(p, params, feeds, fetch_src, uses, mode="bias"):
+    """Fuse every match in ``p``'s global block; returns how many.  ``mode``:
+    "bias" conv + bias add (+ activation), "residual" with a residual add
+    between the bias and the activation, "plain" a conv without a bias add."""
+    if mode not in MODES:
+        raise ValueError(f"conv_bias_act_fuse: mode must be one of {MODES}, got {mode!r}")
     block = p.global_block()
     keep = set(fetch_src)
     reader = {}
@@ -64,7 +69,7 @@ def conv_bias_act_fuse(p, params, feeds, fetch_src, uses, residual=False):
             reader.setdefault(n, op)
     found, claimed = [], set()
     for conv in list(block.ops):
-        m = _match(conv, reader, uses, keep, params, residual)
+        m = _match(conv, reader, uses, keep, params, mode)
         # two branches meeting at one residual add both match it: the first takes it
         if m is not None and not claimed.intersection(id(o) for o in m[:4]):
             found.append(m)
@@ -115,7 +120,7 @@ def _untouched_between(conv, last):
     return all(not reads.intersection(op.output_arg_names) for op in ops[i + 1:j])
 
 
-def _match(conv, reader, uses, keep, params, residual):
+def _match(conv, reader, uses, keep, params, mode):
     if conv.type not in ("conv2d", "depthwise_conv2d") or \
             conv.attr("data_format") not in ("NCHW", "AnyLayout"):
         return None
@@ -123,8 +128,8 @@ def _match(conv, reader, uses, keep, params, residual):
     if w is None or w.ndim != 4:
         return None
     out = conv.output("Output")[0]
-    if residual is None:                # a conv without a bias add: a -0.0 bias
-        return _plain(conv, w, out, reader, uses, keep, params)
+    if mode == "plain":                 # a conv without a bias add
+        return conv, None, None, None, _activation(out, reader, uses, keep), None
     add = reader.get(out)
     if add is None or add.type != "elementwise_add" or add.input("X") != [out] or \
             uses[out] != 1 or out in keep:
@@ -142,7 +147,7 @@ def _match(conv, reader, uses, keep, params, residual):
         _declare(conv.block, bname + "@1d", params[bname + "@1d"])
         bname = bname + "@1d"
     radd = r = None
-    if residual:
+    if mode == "residual":
         radd, r = _residual_add(add, reader, uses, keep, params)
         if radd is None or not _untouched_between(conv, radd):
             return None
@@ -158,12 +163,6 @@ def _activation(name, reader, uses, keep):
             _act_ok(nxt) is not None:
         return nxt
     return None
-
-
-def _plain(conv, w, out, reader, uses, keep, params):
-    """``sampan_conv_act_fuse_pass``'s match: the conv with its activation, if
-    one follows, and no bias."""
-    return conv, None, None, None, _activation(out, reader, uses, keep), None
 
 
 def _declare(block, name, value):

@@ -174,12 +174,12 @@ def _conv_bias_act(p, params, feeds, fetch_src):
 
 
 def _conv_bias_residual_act(p, params, feeds, fetch_src):
-    _conv_bias_act_fuse(p, params, feeds, fetch_src, _uses(p), residual=True)
+    _conv_bias_act_fuse(p, params, feeds, fetch_src, _uses(p), mode="residual")
     return fetch_src
 
 
 def _conv_act(p, params, feeds, fetch_src):
-    _conv_bias_act_fuse(p, params, feeds, fetch_src, _uses(p), residual=None)
+    _conv_bias_act_fuse(p, params, feeds, fetch_src, _uses(p), mode="plain")
     return fetch_src
 
 
