@@ -8,9 +8,10 @@ the executor plans the program once with the parameter arrays bound
 variable table, kernels chosen, frees, compiled straight-line runner; inputs
 checked against the model's declarations with its messages).  A run then
 costs: one list of arrays (the parameters, then the inputs in ``col`` order),
-one call of the compiled runner (its blocks served from glibc's heap, so the
-next run finds them in place: ``kernels.host_memory.large_from_heap``), and
-handing the outputs to their handles.
+one call of the compiled runner (where its values can pass 32 MB, its blocks
+served from glibc's heap so the next run finds them in place:
+``kernels.host_memory.large_from_heap``), and handing the outputs to their
+handles.
 
 ``Config.enable_profile()`` runs the plan through the executor's timed loop
 instead (inference/profile.py): ``profile_report()`` tells where the time went.
@@ -21,14 +22,16 @@ here) and gets its own input/output handles.  Handles follow Paddle Inference's
 ``copy_to_cpu``, ``shape``, ``name``, ``type``.  ``run([arrays]) -> [arrays]``
 runs directly on a list of inputs.
 """
+import contextlib
 import functools
+import math
 import weakref
 
 import numpy as np
 
 from ..executor.run_plan import ExecutionConfig, PlanRun
 from ..kernels.blas_threads import set_blas_threads
-from ..kernels.host_memory import large_from_heap
+from ..kernels.host_memory import MMAP_THRESHOLD, large_from_heap
 from ..kernels.registry import CPU
 from ..ops import OpError
 from ..save_load.atomic_set import reading
@@ -76,6 +79,7 @@ class _Core:
             exe = ExecutionConfig(hook=self.profile.hook) if self.profile else None
             self.run = PlanRun(program, feeds, fetch_src, arrays=params, backend=CPU,
                                check="all", noun="input", write_back=False, config=exe)
+            self.row_bytes = _row_bytes(self.run.plan)
         except (ValueError, RuntimeError, OpError) as exc:
             raise blame(exc, model)
         self.inputs = self.run.feeds
@@ -199,8 +203,7 @@ class Predictor:
         arrays or Tensors in input order) returning the outputs as a list."""
         if inputs is not None:
             try:
-                with large_from_heap():     # this run's blocks kept for the next (host_memory)
-                    return self._run_list(inputs)
+                return self._run_list(inputs)
             except (ValueError, OpError) as exc:       # bad inputs or a failing op: name the model
                 raise blame(exc, self._core.model)
         feeds = [t._data for t in self._inputs]
@@ -209,7 +212,7 @@ class Predictor:
                 raise t._spec.not_fed(f"call get_input_handle('{t._name}')"
                                       f".copy_from_cpu(array) first")
         try:
-            with large_from_heap():     # this run's blocks kept for the next (host_memory)
+            with self._heap(feeds):     # this run's large blocks kept for the next
                 outs = self._run(feeds)
         except (ValueError, OpError) as exc:
             raise blame(exc, self._core.model)
@@ -233,16 +236,31 @@ class Predictor:
                              f"{self.get_input_names()}, got "
                              f"{len(inputs) if isinstance(inputs, (list, tuple)) else inputs!r}")
         tensors = any(hasattr(x, "_data") for x in inputs)
-        outs = self._run([t._spec.accept(x) for t, x in zip(self._inputs, inputs)])
+        feeds = [t._spec.accept(x) for t, x in zip(self._inputs, inputs)]
         res = []
-        for t, a, aliased in zip(self._outputs, outs, self._aliased):
-            if aliased or a.base is not None:
-                a = a.copy()            # never hand out a view of an input or a parameter
-            t._data, t._handed = a, True
-            res.append(a)
+        with self._heap(feeds):         # the output copies below included
+            outs = self._run(feeds)
+            for t, a, aliased in zip(self._outputs, outs, self._aliased):
+                if aliased or a.base is not None:
+                    a = a.copy()        # never hand out a view of an input or a parameter
+                t._data, t._handed = a, True
+                res.append(a)
         if tensors:
             return [EagerTensor(a) for a in res]
         return res
+
+    def _heap(self, feeds):
+        """``large_from_heap()`` (kernels/host_memory.py) where this run may make
+        blocks past glibc's mmap threshold, judged from the largest value the
+        plan declares per sample (once, at load) times the batch; else a
+        context that does nothing (the switch costs ~1.4 us: a tenth of a
+        small model's run)."""
+        per_row = self._core.row_bytes
+        if per_row is not None:
+            rows = feeds[0].shape[0] if feeds and getattr(feeds[0], "ndim", 0) else 1
+            if rows * per_row < MMAP_THRESHOLD:
+                return _NO_HOLD
+        return large_from_heap()
 
     def clone(self, stream=None):
         """A predictor sharing this one's program, plan and weights."""
@@ -267,6 +285,25 @@ class Predictor:
     def __repr__(self):
         return (f"<Predictor {self._core.model}: inputs {self.get_input_names()}, "
                 f"outputs {self.get_output_names()}>")
+
+
+_NO_HOLD = contextlib.nullcontext()
+
+
+def _row_bytes(plan):
+    """The largest value the plan computes, in bytes per unit of its first dim
+    (a known first dim counted in full); None where a value has an unknown dim
+    past the first (any size)."""
+    big = 0
+    for v in plan.vars:
+        if v.persistable:
+            continue
+        shape = tuple(v.shape or ())
+        if any(d < 0 for d in shape[1:]):
+            return None
+        dt = v.np_dtype
+        big = max(big, math.prod(d for d in shape if d > 0) * (dt.itemsize if dt else 8))
+    return big
 
 
 def _profiled_run(core, feeds):

@@ -20,7 +20,8 @@ goes back to the system when freed.  A model served by the Predictor
 allocates such blocks on every run (a batch of 16 MobileNetV2 maps is 77 MB
 per layer) and faults them in again each time: MobileNetV1 at batch 16 took
 281 (huge-page) faults per run, 562 MB zeroed.  ``large_from_heap()`` (a
-context manager the Predictor holds around a run) serves every block from the
+context manager the Predictor holds around a run whose values can pass the
+threshold, judged from the model's declared shapes and the batch) serves every block from the
 heap while a run is in progress (glibc's ``M_MMAP_MAX`` at 0), so the next run
 finds them freed and in place: 0 faults per run, 177 -> 173 ms in one process
 (benchmarks/predictor_vision.py's model).  It restores glibc's default (65536

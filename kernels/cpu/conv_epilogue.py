@@ -28,7 +28,7 @@ import numpy as np
 from ...ops.registry import get_op
 from .activation import ACTIVATIONS, ACTIVATIONS_INTO
 from .depthwise import _U
-from .fused_elementwise import activation_into, numba_available, _NUMBA_FLOATS
+from .fused_elementwise import activation_into, compiled_kernel, _NUMBA_FLOATS
 
 __all__ = ["CLAMPS", "epilogue", "activate", "fc_epilogue"]
 
@@ -78,27 +78,11 @@ def _rows_bias_relu(a, bias, relu, z):
             r[j] = v
 
 
-_COMPILED = {}
-
-
-def _compiled(fn=_bias_clamp):
-    if fn not in _COMPILED:
-        kernel = None
-        if numba_available():
-            try:
-                import numba
-                kernel = numba.njit(cache=True, nogil=True)(fn)
-            except Exception:       # a numba that cannot compile it: numpy's passes
-                kernel = None
-        _COMPILED[fn] = kernel
-    return _COMPILED[fn]
-
-
 def fc_epilogue(out, bias, relu):
     """sampan_fc's ``out += bias`` then relu (np.maximum(out, 0)) in place on the
     fresh product ``out`` (..., N): one compiled pass where numba is present
     (W5's 64x256 layers 46 -> 40 us), numpy's two otherwise; the same bits."""
-    kernel = _compiled(_rows_bias_relu)
+    kernel = compiled_kernel(_rows_bias_relu)
     if kernel is not None and out.dtype in _NUMBA_FLOATS and bias.dtype == out.dtype and \
             bias.ndim == 1 and out.ndim >= 1 and out.size and out.flags.c_contiguous and \
             type(out) is np.ndarray and out.shape[-1] == bias.shape[0]:
@@ -164,7 +148,7 @@ def _make(act, alpha, dtype):
         return activate(res, act, alpha)
 
     clamp = CLAMPS.get(act)
-    kernel = _compiled() if clamp is not None and dtype in _NUMBA_FLOATS else None
+    kernel = compiled_kernel(_bias_clamp) if clamp is not None and dtype in _NUMBA_FLOATS else None
     if kernel is None:
         return _numpy
     lo, hi, tie = dtype.type(clamp[0]), dtype.type(clamp[1]), clamp[2]

@@ -16,7 +16,7 @@ right before that sample's GEMM, so the mapped input never leaves the cache.
 import numpy as np
 
 from .depthwise import _U
-from .fused_elementwise import numba_available, _NUMBA_FLOATS
+from .fused_elementwise import compiled_kernel, _NUMBA_FLOATS
 
 __all__ = ["prologue"]
 
@@ -42,22 +42,6 @@ def _affine(x, scale, shift, out, relu, z):
                     dst[j] = v + b
 
 
-_COMPILED = []
-
-
-def _compiled():
-    if not _COMPILED:
-        fn = None
-        if numba_available():
-            try:
-                import numba
-                fn = numba.njit(cache=True, nogil=True)(_affine)
-            except Exception:       # a numba that cannot compile it: numpy's passes
-                fn = None
-        _COMPILED.append(fn)
-    return _COMPILED[0]
-
-
 def _numpy(x, scale, shift, out, relu):
     bshape = (-1,) + (1,) * (x.ndim - 2)
     res = np.multiply(x, scale.reshape(bshape), out=out)
@@ -70,7 +54,7 @@ def _numpy(x, scale, shift, out, relu):
 def prologue(relu, dtype):
     """``fn(x, scale, shift, out=None)`` -> ``relu(x * scale + shift)`` (module
     docstring), into ``out`` (x's shape) when given."""
-    kernel = _compiled() if np.dtype(dtype) in _NUMBA_FLOATS else None
+    kernel = compiled_kernel(_affine) if np.dtype(dtype) in _NUMBA_FLOATS else None
 
     def apply(x, scale, shift, out=None):
         if kernel is None or type(x) is not np.ndarray or not x.flags.c_contiguous or \

@@ -41,7 +41,7 @@ im2col path.
 """
 import numpy as np
 
-from .fused_elementwise import numba_available
+from .fused_elementwise import compiled_kernel
 
 __all__ = ["depthwise", "SIZES"]
 
@@ -234,8 +234,6 @@ def _channels_last(x, wt, bias, out, pt, pl, sh, sw, lo, hi, tie, xt, ot):
                     out[b, ch, y, xo] = v
 
 
-_COMPILED = {}
-
 # 3x3 layers with outputs of at most this many pixels take the channels-last
 # kernel too (MobileNetV1's 1024-channel 7x7 layers: 0.57x the row kernel's
 # time; 14x14 maps about even, larger ones 1.2-3.6x slower)
@@ -249,17 +247,8 @@ _NO_CLAMP = (-np.inf, np.inf, False)
 
 def _compiled(key):
     """The compiled kernel ``key`` of ``_KERNELS`` (None: no numba, or it cannot
-    compile it)."""
-    if key not in _COMPILED:
-        fn = None
-        if numba_available():
-            try:
-                import numba
-                fn = numba.njit(cache=True, nogil=True)(_KERNELS[key])
-            except Exception:       # a numba that cannot compile it: the im2col path
-                fn = None
-        _COMPILED[key] = fn
-    return _COMPILED[key]
+    compile it: the im2col path)."""
+    return compiled_kernel(_KERNELS[key])
 
 
 def depthwise(x, w, pads, dil, strides, out, bias=None, clamp=None):

@@ -35,7 +35,7 @@ from ...ops.defs.fused_elementwise import FUSED_OP, steps_of
 from ..registry import kernel, select_kernel, KernelKey, CPU, ANY
 from .fused_loops import LoopKernel, in_place
 
-__all__ = ["numba_available", "scalar_code", "REDUCTIONS", "compiled", "unfused",
+__all__ = ["numba_available", "compiled_kernel", "scalar_code", "REDUCTIONS", "compiled", "unfused",
            "activation_into"]
 
 _NUMBA = []
@@ -52,6 +52,25 @@ def numba_available():
                 ok = False
         _NUMBA.append(ok)
     return _NUMBA[0]
+
+
+_KERNELS = {}
+
+
+def compiled_kernel(fn):
+    """``fn`` (a plain-Python loop nest) compiled by numba once per process
+    (``njit(cache=True, nogil=True)``), or None: no numba, or it cannot take
+    ``fn`` (the caller then runs its numpy path)."""
+    if fn not in _KERNELS:
+        kernel = None
+        if numba_available():
+            try:
+                import numba
+                kernel = numba.njit(cache=True, nogil=True)(fn)
+            except Exception:       # a numba that cannot compile it
+                kernel = None
+        _KERNELS[fn] = kernel
+    return _KERNELS[fn]
 
 
 # ------------------------------------------------------------------ scalar code

@@ -97,3 +97,38 @@ def test_predictor_runs_keep_large_blocks():
     plain, held = _predictor_faults("plain"), _predictor_faults("held")
     assert plain > 5 * 2 * 20          # 5 runs x 2 blocks x 20 huge pages at least
     assert held < plain / 10, (held, plain)
+
+
+def test_predictor_holds_only_where_values_can_pass_the_threshold(monkeypatch, tmp_path):
+    """The switch costs ~1.4 us a run: a model whose largest value (declared
+    shapes times the batch) stays under 32 MB runs without it."""
+    import numpy as np
+    import sampan as paddle
+    from sampan import inference
+    import sampan.inference.predictor as P
+    held = []
+    real = P.large_from_heap
+    monkeypatch.setattr(P, "large_from_heap", lambda: held.append(1) or real())
+    paddle.enable_static()
+    try:
+        main, start = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, start):
+            x = paddle.static.data("x", [-1, 256, 1024], "float32")    # 1 MB a row
+            y = paddle.nn.functional.relu(x * 2.0)
+        exe = paddle.static.Executor()
+        exe.run(start)
+        prefix = str(tmp_path / "m")
+        paddle.static.save_inference_model(prefix, [x], [y], exe, program=main)
+    finally:
+        paddle.disable_static()
+    pred = inference.create_predictor(inference.Config(prefix + ".pdmodel",
+                                                       prefix + ".pdiparams"))
+    small = np.ones((2, 256, 1024), "float32")
+    np.testing.assert_array_equal(pred.run([small])[0], 2 * small)
+    assert held == []
+    big = np.ones((40, 256, 1024), "float32")                        # 40 MB values
+    np.testing.assert_array_equal(pred.run([big])[0], 2 * big)
+    h = pred.get_input_handle("x")
+    h.copy_from_cpu(big)
+    pred.run()
+    assert held == [1, 1]
