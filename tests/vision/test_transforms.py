@@ -180,3 +180,15 @@ def test_tensor_geometry_builds_static_programs():
         paddle.disable_static()
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6)
+
+
+def test_perspective_solve_is_lapack_free_and_rejects_degenerate_points():
+    from sampan.vision.transforms import _cv
+    src = [[0, 0], [7, 0], [7, 5], [0, 5]]
+    dst = [[1, 0], [6, 1], [7, 4], [0, 5]]
+    m = _cv.perspective_transform(src, dst)
+    for (x, y), (u, v) in zip(src, dst):        # maps each point onto its pair
+        p = m @ np.array([x, y, 1.0])
+        np.testing.assert_allclose(p[:2] / p[2], [u, v], atol=1e-12)
+    with pytest.raises(ValueError, match="degenerate"):
+        _cv.perspective_transform([[0, 0], [1, 1], [2, 2], [3, 3]], dst)

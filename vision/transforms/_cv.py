@@ -269,7 +269,39 @@ def perspective_transform(src, dst):
         a[i] = [x, y, 1, 0, 0, 0, -x * u, -y * u]
         a[i + 4] = [0, 0, 0, x, y, 1, -x * v, -y * v]
         b[i], b[i + 4] = u, v
-    return np.append(np.linalg.solve(a, b), 1.0).reshape(3, 3)
+    return np.append(_lu_solve(a, b), 1.0).reshape(3, 3)
+
+
+def _lu_solve(a, b):
+    """a x = b by Gaussian elimination with partial pivoting, in OpenCV's order
+    of operations (cv::solve with DECOMP_LU), one float64 scalar at a time:
+    the result must not depend on the host's LAPACK kernels, because nearest-
+    neighbour warps round coordinates that land on .5 and a last-bit
+    difference in the matrix moves whole pixels."""
+    a = [list(map(float, row)) for row in a]
+    b = list(map(float, b))
+    m = len(b)
+    for i in range(m):
+        k = max(range(i, m), key=lambda j: abs(a[j][i]))     # first of equal pivots
+        if abs(a[k][i]) < np.finfo(np.float64).eps * 10:
+            raise ValueError("perspective_transform: the four point pairs are degenerate "
+                             "(three of them on one line)")
+        if k != i:
+            a[i], a[k] = a[k], a[i]
+            b[i], b[k] = b[k], b[i]
+        d = -1.0 / a[i][i]
+        for j in range(i + 1, m):
+            alpha = a[j][i] * d
+            for c in range(i + 1, m):
+                a[j][c] += alpha * a[i][c]
+            b[j] += alpha * b[i]
+        a[i][i] = -d
+    for i in range(m - 1, -1, -1):
+        s = b[i]
+        for c in range(i + 1, m):
+            s -= a[i][c] * b[c]
+        b[i] = s * a[i][i]
+    return np.array(b)
 
 
 def _invert_affine(m):
