@@ -26,6 +26,7 @@ from ...ops.defs.nn_conv import (conv_geometry, convt_geometry, channel_last,
                                  check_conv_channels)
 from ..registry import kernel
 from .bilinear import Bilinear, register
+from .conv_implicit import usable, implicit_flat
 from .depthwise import depthwise
 from .workspace import scratch
 
@@ -150,6 +151,10 @@ def conv_forward(x, w, g, pads, dil, strides, out, bias=None, epilogue=None, pro
             return _one_by_one(x, w, out, bias, epilogue, prologue)
         if prologue is not None:
             x = prologue(x)
+        if g == 1 and all(s == 1 for s in strides) and all(out) and usable(x, w):
+            res = implicit_flat(x, w, pads, dil, out, bias, epilogue)
+            if res is not None:
+                return res
         res = conv_forward(x, w, g, pads, dil, strides, out, bias)
         return res if epilogue is None else epilogue(res, None, 0)
     n = x.shape[0]
@@ -163,6 +168,11 @@ def conv_forward(x, w, g, pads, dil, strides, out, bias=None, epilogue=None, pro
         out[-1] >= 4 * dil[-1] * (w.shape[-1] - 1) or k * o <= 16384)
     one_by_one = flat and k == cg and not any(a or b for a, b in pads)
     fold = n > 1 and g == 1 and math.prod(out) <= _FOLD_COLS
+    if g == 1 and not one_by_one and all(s == 1 for s in strides) and all(out) and \
+            usable(x, w):
+        res = implicit_flat(x, w, pads, dil, out, bias)
+        if res is not None:
+            return res
     if one_by_one and g == 1 and not fold:
         # 1x1, stride 1, no padding: the input is the GEMM's operand as it is
         res = np.matmul(w.reshape(o, k), x.reshape(n, k, -1)).reshape((n, o) + tuple(out))

@@ -70,10 +70,21 @@ def _run(name, dtype, with_bias):
         x, w, g, pads, dil, strides, out, b)
 
 
-@pytest.mark.parametrize("dtype, tol", [("float32", 2e-6), ("float64", 1e-12)])
+@pytest.fixture
+def blas_paths(monkeypatch):
+    """float32 layers on the BLAS paths, as on a host without the GEMM kernel
+    (kernels/cpu/gemm_kernel.py; its own paths: tests/ops/test_gemm_kernel.py)."""
+    monkeypatch.setattr(C, "usable", lambda x, w: False)
+
+
+@pytest.mark.parametrize("dtype, tol, kernel", [("float32", 2e-6, "host"),
+                                                ("float32", 2e-6, "blas"),
+                                                ("float64", 1e-12, "host")])
 @pytest.mark.parametrize("with_bias", [False, True])
 @pytest.mark.parametrize("name", sorted(CASES))
-def test_conv_forward_paths(name, dtype, tol, with_bias):
+def test_conv_forward_paths(monkeypatch, name, dtype, tol, with_bias, kernel):
+    if kernel == "blas":        # float32 as on a host without the GEMM kernel
+        monkeypatch.setattr(C, "usable", lambda x, w: False)
     got, want = _run(name, dtype, with_bias)
     assert got.dtype == np.dtype(dtype) and got.shape == want.shape
     assert got.flags.c_contiguous
@@ -89,7 +100,7 @@ def test_chunked_batch(monkeypatch, name, limit):
     assert np.abs(got - want).max() <= 1e-12 * np.abs(want).max()
 
 
-def test_shifted_takes_its_layers(monkeypatch):
+def test_shifted_takes_its_layers(monkeypatch, blas_paths):
     calls = []
     real = C._shifted
     monkeypatch.setattr(C, "_shifted", lambda *a: calls.append(1) or real(*a))

@@ -1,0 +1,148 @@
+"""The offset-table GEMM kernel (kernels/cpu/gemm_kernel.py) against float64
+products, and the convolution paths built on it (kernels/cpu/conv_implicit.py)
+against a direct sum over kernel offsets: tails of every width, row counts
+that are not a multiple of the register block, accumulation, the bounds
+checks, the flat layout's shared padding (asymmetric, dilated, unpadded,
+5x5), chunks of samples, and the fused epilogue."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from sampan.kernels.cpu import conv as C
+from sampan.kernels.cpu import conv_implicit as CI
+from sampan.kernels.cpu import gemm_kernel as G
+from sampan.kernels.cpu.conv_epilogue import epilogue
+from sampan.ops.defs.nn_conv import conv_out
+
+from .test_conv_paths import _direct
+
+pytestmark = pytest.mark.skipif(not G.available(), reason="no GEMM kernel on this host")
+
+
+def _product(o, k, nl, seed=0, overlap=False):
+    rs = np.random.RandomState(seed)
+    w = rs.standard_normal((o, k)).astype(np.float32)
+    if overlap:      # rows are overlapping windows of one flat array, as a convolution reads
+        x = rs.standard_normal(nl + 3 * k).astype(np.float32)
+        xoff = (np.arange(k, dtype=np.int64) * 3)[::-1].copy()
+    else:
+        x = rs.standard_normal((k, nl)).astype(np.float32)
+        xoff = np.arange(k, dtype=np.int64) * nl
+    rows = np.stack([x.reshape(-1)[a:a + nl] for a in xoff]).astype(np.float64)
+    return w, x, xoff, w.astype(np.float64) @ rows
+
+
+@pytest.mark.parametrize("o, k, nl", [(1, 1, 1), (8, 1, 32), (5, 3, 7), (17, 27, 100),
+                                      (16, 9, 31), (16, 9, 33), (24, 64, 64), (3, 200, 65)])
+@pytest.mark.parametrize("overlap", [False, True])
+def test_gemm_rows_matches_float64(o, k, nl, overlap):
+    w, x, xoff, want = _product(o, k, nl, seed=o * 31 + nl, overlap=overlap)
+    packed = G.pack(w)
+    rows = packed.shape[0] * G.MR
+    out = np.full((rows + 2, nl + 5), 7.0, np.float32)   # bigger than needed
+    G.gemm_rows(packed, x, xoff, nl, out)
+    tol = 1e-5 * max(1.0, np.abs(want).max()) * np.sqrt(k)
+    assert np.abs(out[:o, :nl] - want).max() <= tol
+    assert (out[o:rows, :nl] == 0).all()          # the packed copy's zero rows
+    assert (out[:, nl:] == 7).all() and (out[rows:] == 7).all()   # nothing past nl or the rows
+    G.gemm_rows(packed, x, xoff, nl, out, accumulate=True)
+    assert np.abs(out[:o, :nl] - 2 * want).max() <= 2 * tol
+
+
+def test_pack_layout():
+    w = np.arange(10 * 3, dtype=np.float32).reshape(10, 3)
+    p = G.pack(w)
+    assert p.shape == (2, 3, G.MR)
+    assert p[1, 2, 1] == w[G.MR + 1, 2] and (p[1, :, 10 - G.MR:] == 0).all()
+
+
+def test_gemm_rows_rejects_bad_operands():
+    w, x, xoff, _ = _product(8, 4, 16)
+    packed, out = G.pack(w), np.empty((8, 16), np.float32)
+    with pytest.raises(ValueError, match="pass the operand"):
+        G.gemm_rows(packed, x, xoff + 1, 16, out)          # the last row runs past x
+    with pytest.raises(ValueError, match="pass the operand"):
+        G.gemm_rows(packed, x, xoff - 1, 16, out)
+    with pytest.raises(ValueError, match="float32"):
+        G.gemm_rows(packed, x.astype(np.float64), xoff, 16, out)
+    with pytest.raises(ValueError, match="offsets of length"):
+        G.gemm_rows(packed, x, xoff[:3], 16, out)
+    with pytest.raises(ValueError, match="out must be"):
+        G.gemm_rows(packed, x, xoff, 16, np.empty((7, 16), np.float32))
+    with pytest.raises(ValueError, match="out must be"):
+        G.gemm_rows(packed, x, xoff, 16, np.empty((8, 32), np.float32)[:, ::2])
+
+
+def test_switched_off_by_environment():
+    code = "from sampan.kernels.cpu import gemm_kernel as G; print(G.available())"
+    env = dict(os.environ, SAMPAN_GEMM_KERNEL="0")
+    got = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, check=True).stdout.strip()
+    assert got == "False"
+
+
+FLAT = {    # name: (x shape, w shape, pads, dilation)
+    "3x3 same": ((5, 3, 20, 18), (16, 3, 3, 3), ((1, 1), (1, 1)), (1, 1)),
+    "3x3, 13 outputs": ((2, 7, 9, 11), (13, 7, 3, 3), ((1, 1), (1, 1)), (1, 1)),
+    "asymmetric pad": ((4, 5, 17, 19), (6, 5, 3, 3), ((0, 2), (1, 0)), (1, 1)),
+    "dilated": ((3, 4, 21, 21), (5, 4, 3, 3), ((2, 2), (2, 2)), (2, 2)),
+    "5x5 no pad": ((2, 3, 32, 30), (4, 3, 5, 5), ((0, 0), (0, 0)), (1, 1)),
+    "7x1": ((2, 3, 12, 6), (4, 3, 7, 1), ((3, 3), (0, 0)), (1, 1)),
+    "1x7 one sample": ((1, 6, 9, 14), (8, 6, 1, 7), ((0, 0), (3, 3)), (1, 1)),
+    "deep K": ((2, 40, 9, 8), (5, 40, 3, 3), ((1, 1), (1, 1)), (1, 1)),
+}
+
+
+def _conv(name, seed, bias=True):
+    xs, ws, pads, dil = FLAT[name]
+    rs = np.random.RandomState(seed)
+    x = rs.standard_normal(xs).astype(np.float32)
+    w = rs.standard_normal(ws).astype(np.float32)
+    b = rs.standard_normal(ws[0]).astype(np.float32) if bias else None
+    out = tuple(conv_out(i, k, 1, p, d) for i, k, p, d in zip(xs[2:], ws[2:], pads, dil))
+    return x, w, b, pads, dil, out
+
+
+@pytest.mark.parametrize("name", sorted(FLAT))
+@pytest.mark.parametrize("bias", [False, True])
+def test_conv_forward_takes_the_flat_kernel(monkeypatch, name, bias):
+    monkeypatch.setattr(CI, "MIN_COLUMNS", 0)        # small layers take it too here
+    calls = []
+    real = C.implicit_flat
+    monkeypatch.setattr(C, "implicit_flat", lambda *a: calls.append(real(*a)) or calls[-1])
+    x, w, b, pads, dil, out = _conv(name, len(name), bias)
+    got = C.conv_forward(x, w, 1, pads, dil, (1, 1), out, b)
+    want = _direct(x, w, 1, pads, dil, (1, 1), out, b)
+    assert calls and calls[0] is not None             # the kernel's path, not a fallback
+    assert got.dtype == np.float32 and got.shape == want.shape and got.flags.c_contiguous
+    assert np.abs(got - want).max() <= 2e-6 * max(np.abs(want).max(), 1.0)
+
+
+@pytest.mark.parametrize("name", ["3x3 same", "asymmetric pad", "dilated"])
+def test_chunks_of_samples_and_epilogue(monkeypatch, name):
+    # chunks of one or two samples; relu in the epilogue after each chunk
+    monkeypatch.setattr(CI, "_CHUNK_BYTES", 1)
+    monkeypatch.setattr(CI, "MIN_COLUMNS", 0)
+    x, w, b, pads, dil, out = _conv(name, 3)
+    got = CI.implicit_flat(x, w, pads, dil, out, b, epilogue("relu", 0.0, np.float32))
+    want = np.maximum(_direct(x, w, 1, pads, dil, (1, 1), out, b), 0)
+    assert np.abs(got - want).max() <= 2e-6 * np.abs(want).max()
+    assert not (np.signbit(got) & (got == 0)).any()     # relu's +0.0, as np.maximum
+
+
+def test_layouts_it_declines():
+    x = np.zeros((2, 4, 7, 7), np.float32)
+    w = np.zeros((8, 4, 7, 7), np.float32)     # 7x7 "same" on 7x7 maps: 10 x 10 for 49 outputs
+    assert CI.implicit_flat(x, w, ((3, 3), (3, 3)), (1, 1), (7, 7), None) is None
+    w3 = np.zeros((8, 4, 3, 3), np.float32)    # padding past the kernel's reach
+    assert CI.implicit_flat(x, w3, ((3, 3), (0, 0)), (1, 1), (11, 5), None) is None
+    # where it does not pay: few columns, or weights too big to copy every call
+    assert CI.implicit_flat(x, w3, ((1, 1), (1, 1)), (1, 1), (7, 7), None) is None
+    big = np.zeros((2, 16, 32, 32), np.float32)
+    w_big = np.zeros((CI.MAX_WEIGHT_BYTES // (4 * 16 * 9) + 1, 16, 3, 3), np.float32)
+    assert CI.implicit_flat(big, w_big, ((1, 1), (1, 1)), (1, 1), (32, 32), None) is None
+    assert CI.implicit_flat(big, w_big[:8], ((1, 1), (1, 1)), (1, 1), (32, 32), None) \
+        is not None
