@@ -174,4 +174,5 @@ def _make(act, alpha, dtype):
         kernel(a, bias, a if residual is None else residual.reshape(a.shape),
                residual is not None, lo, hi, tie)
         return res
-    return bias_clamp
+    bias_clamp.clamp = clamp        # what it does without a residual, for a kernel
+    return bias_clamp               # that can clamp in its own copy (conv_implicit)

@@ -12,7 +12,8 @@ d`` (plus a fixed lead), so that shift per (channel, tap) is the kernel's
 offset table and the whole chunk of samples is one kernel call over ``m * S``
 columns; columns past an output row (x >= Wo) or sample (y >= Ho) are
 computed and dropped by the compiled copy that moves the result to (N, O, Ho,
-Wo) adding the bias (``_crop_bias``), then the epilogue runs on the chunk.
+Wo) adding the bias and applying a relu/relu6 epilogue's clamp (``_crop_bias``);
+another epilogue (a residual, other activations) runs on the chunk after it.
 3x3 "same" layers compute (H + 1)(W + 1) / HW of the output: 1.13 at 16x16,
 1.31 at 7x7.  Before: pad copy, im2col copy (K x columns), BLAS GEMM, crop
 copy; after: pad copy, kernel, crop."""
@@ -21,6 +22,7 @@ import math
 import numpy as np
 
 from . import gemm_kernel
+from .conv_epilogue import CLAMPS
 from .depthwise import _U
 from .fused_elementwise import compiled_kernel
 from .workspace import scratch
@@ -45,7 +47,9 @@ def usable(x, w):
     return x.dtype == np.float32 and w.dtype == np.float32 and gemm_kernel.available()
 
 
-def _crop_bias(src, dst, s, ws, bias):
+def _crop_bias(src, dst, s, ws, bias, lo, hi, tie):
+    """dst[n, c, y, x] = clamp(src[c, n * s + y * ws + x] + bias[c]) (the clamp as
+    conv_epilogue.CLAMPS: NaN passes, ``tie`` sends -0.0 at a 0.0 bound to lo)."""
     m, o, ho, wo = dst.shape
     uwo = _U(wo)
     for n in range(m):
@@ -56,7 +60,12 @@ def _crop_bias(src, dst, s, ws, bias):
                 d = dst[n, c, y]
                 base = _U(n * s + y * ws)
                 for x in range(uwo):
-                    d[x] = row[base + x] + b
+                    v = row[base + x] + b
+                    if v < lo or (tie and v == lo):
+                        v = lo
+                    if v > hi:
+                        v = hi
+                    d[x] = v
 
 
 def implicit_flat(x, w, pads, dil, out, bias, epilogue=None):
@@ -86,6 +95,10 @@ def implicit_flat(x, w, pads, dil, out, bias, epilogue=None):
     packed = gemm_kernel.pack(w.reshape(o, -1))
     rows = packed.shape[0] * gemm_kernel.MR
     bias = np.full(o, -0.0, np.float32) if bias is None else np.ascontiguousarray(bias, np.float32)
+    # an epilogue that is only a clamp (conv_epilogue: relu, relu6, none) runs in the crop
+    clamp = CLAMPS[""] if epilogue is None else getattr(epilogue, "clamp", None)
+    lo, hi, tie = (np.float32(clamp[0]), np.float32(clamp[1]), clamp[2]) if clamp else \
+        (np.float32(-np.inf), np.float32(np.inf), False)
     res = np.empty((n, o, ho, wo), np.float32)
     chunk = max(1, min(n, _CHUNK_BYTES // ((c + rows) * s * 4)))
     for s0 in range(0, n, chunk):
@@ -100,8 +113,8 @@ def implicit_flat(x, w, pads, dil, out, bias, epilogue=None):
         prod = gemm_kernel.gemm_rows(packed, buf, xoff, cols,
                                      scratch("gemm", (rows, m * s), np.float32))
         block = res[s0:s0 + m]
-        crop(prod, block, s, ws, bias)
-        if epilogue is not None:
+        crop(prod, block, s, ws, bias, lo, hi, tie)
+        if clamp is None:
             done = epilogue(block, None, s0)
             if done is not block:       # an activation without an in-place form
                 block[...] = done

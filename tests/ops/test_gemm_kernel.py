@@ -146,3 +146,17 @@ def test_layouts_it_declines():
     assert CI.implicit_flat(big, w_big, ((1, 1), (1, 1)), (1, 1), (32, 32), None) is None
     assert CI.implicit_flat(big, w_big[:8], ((1, 1), (1, 1)), (1, 1), (32, 32), None) \
         is not None
+
+
+@pytest.mark.parametrize("act, bounds", [("relu", (0, None)), ("relu6", (0, 6))])
+def test_clamp_epilogue_runs_in_the_crop(monkeypatch, act, bounds):
+    # relu/relu6 without a residual are applied by the crop: the epilogue is not called
+    monkeypatch.setattr(CI, "MIN_COLUMNS", 0)
+    x, w, b, pads, dil, out = _conv("3x3 same", 7)
+    fn = epilogue(act, 0.0, np.float32)
+    calls = []
+    wrapped = lambda *a: calls.append(1) or fn(*a)       # noqa: E731
+    wrapped.clamp = fn.clamp
+    got = CI.implicit_flat(x, w, pads, dil, out, b, wrapped)
+    want = np.clip(_direct(x, w, 1, pads, dil, (1, 1), out, b), *bounds)
+    assert not calls and np.abs(got - want).max() <= 2e-6 * np.abs(want).max()
