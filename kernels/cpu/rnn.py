@@ -37,7 +37,9 @@ def _run_direction(mode, x, h, c, w_ih, w_hh, b_ih, b_hh, mask, reverse, cache):
     t_len = x.shape[0]
     xw = np.matmul(x, w_ih.T) + b_ih
     out = np.empty(x.shape[:2] + (w_hh.shape[1],), x.dtype)
-    w_hh_t = w_hh.T
+    # the recurrent weights transposed once into a contiguous copy: a transposed
+    # view made every step's small GEMM up to 30% slower (OpenBLAS's SkylakeX kernels)
+    w_hh_t = np.ascontiguousarray(w_hh.T) if t_len > 1 else w_hh.T
     hid = w_hh.shape[1]
     steps = range(t_len - 1, -1, -1) if reverse else range(t_len)
     for t in steps:
