@@ -32,10 +32,10 @@ __all__ = ["usable", "implicit_flat"]
 # computed columns over kept ones above which a flat layout's padding columns
 # cost more than the kernel saves
 MAX_WASTE = 1.4
-# where the kernel pays: the packed weights (copied every call) small against
-# the work, which is columns x weights: a 512 -> 512 3x3 layer (9 MB of
-# weights) on a 7x7 map ran 2x slower than im2col + BLAS, 3x3 and 5x5 layers
-# of GoogLeNet and the W6 CNN (up to 300 KB, thousands of columns) 1.3-2.5x faster
+# where the kernel pays: weights it reads from L2 and enough columns; a 512 ->
+# 512 3x3 layer (9 MB of weights) on a 7x7 map ran 2x slower than im2col + BLAS
+# (with a packed copy of the weights), 3x3 and 5x5 layers of GoogLeNet and the
+# W6 CNN (up to 300 KB, thousands of columns) 1.3-2.5x faster
 MAX_WEIGHT_BYTES = 512 << 10
 MIN_COLUMNS = 512
 # samples per kernel call: as many as keep the chunk's flat input and product
@@ -92,15 +92,14 @@ def implicit_flat(x, w, pads, dil, out, bias, epilogue=None):
     lead = pt * ws + pl                          # zeros before sample 0's first pixel
     taps = (np.arange(kh, dtype=np.int64)[:, None] * (dil[0] * ws)
             + np.arange(kw, dtype=np.int64) * dil[1]).reshape(-1)
-    packed = gemm_kernel.pack(w.reshape(o, -1))
-    rows = packed.shape[0] * gemm_kernel.MR
+    w2 = np.ascontiguousarray(w.reshape(o, -1))
     bias = np.full(o, -0.0, np.float32) if bias is None else np.ascontiguousarray(bias, np.float32)
     # an epilogue that is only a clamp (conv_epilogue: relu, relu6, none) runs in the crop
     clamp = CLAMPS[""] if epilogue is None else getattr(epilogue, "clamp", None)
     lo, hi, tie = (np.float32(clamp[0]), np.float32(clamp[1]), clamp[2]) if clamp else \
         (np.float32(-np.inf), np.float32(np.inf), False)
     res = np.empty((n, o, ho, wo), np.float32)
-    chunk = max(1, min(n, _CHUNK_BYTES // ((c + rows) * s * 4)))
+    chunk = max(1, min(n, _CHUNK_BYTES // ((c + o) * s * 4)))
     for s0 in range(0, n, chunk):
         m = min(chunk, n - s0)
         cols = (m - 1) * s + (ho - 1) * ws + wo     # through the chunk's last output
@@ -110,8 +109,7 @@ def implicit_flat(x, w, pads, dil, out, bias, epilogue=None):
         grid = buf[:, lead:lead + m * s].reshape(c, m, h + mv, ws)
         grid[:, :, :h, :wd] = x[s0:s0 + m].swapaxes(0, 1)
         xoff = (np.arange(c, dtype=np.int64)[:, None] * rowlen + taps).reshape(-1)
-        prod = gemm_kernel.gemm_rows(packed, buf, xoff, cols,
-                                     scratch("gemm", (rows, m * s), np.float32))
+        prod = gemm_kernel.gemm_rows(w2, buf, xoff, cols, scratch("gemm", (o, m * s), np.float32))
         block = res[s0:s0 + m]
         crop(prod, block, s, ws, bias, lo, hi, tie)
         if clamp is None:

@@ -6,18 +6,19 @@ offsets (kernels/cpu/conv.py, ``flat_windows``), so with the offsets as a table
 the block is never written; and OpenBLAS runs the convolutions of small CNNs
 (16-64 output channels, K = 27-576) at 40-70 GFLOP/s on one core where this
 kernel runs near the core's FMA peak (~100): it keeps an MR x (NR * VW) block of
-the output in vector registers across the whole K loop, reads W from a packed
-copy (``pack``: (O / MR, K, MR), zero rows to a multiple of MR) and each row of
-x straight from the input.
+the output in vector registers across the whole K loop, broadcasting W from its
+MR rows as they are (no packed copy; a last partial block reads the last row
+again and stores nothing for it) and reading each row of x straight from the
+input.
 
 The kernel is LLVM IR written here and compiled once per process by llvmlite
 (numba's code generator; the optional ``fast`` extra) for the host CPU: 16-lane
 vectors where AVX-512 is present, else 8 (AVX2 + FMA); elsewhere, without
 llvmlite, or with ``SAMPAN_NUMBA=0``, ``available()`` is False and callers keep
-their BLAS path.  Loops: column blocks of NR vectors outside, row blocks of MR
-inside (the x block of one column block stays in L1 for every row block), K
-innermost; the last partial column block uses masked loads and stores, so no
-read or write passes ``nl`` columns.  Sums are FMAs in k order (rounding as a
+their BLAS path.  Loops: chunks of column blocks (as many as keep their x rows
+in L2, ``_CHUNK_BYTES``), row blocks of MR, the chunk's column blocks of NR
+vectors, K innermost; the last partial column block uses masked loads and
+stores, so no read or write passes ``nl`` columns or ``O`` rows.  Sums are FMAs in k order (rounding as a
 BLAS kernel's, not numpy's pairwise sums).
 """
 import ctypes
@@ -27,39 +28,66 @@ import numpy as np
 
 from .fused_elementwise import numba_available
 
-__all__ = ["available", "MR", "pack", "gemm_rows"]
+__all__ = ["available", "gemm_rows"]
 
 MR, NR = 8, 2               # rows of W x vectors of columns held in registers
+_CHUNK_BYTES = 256 << 10    # operand columns per chunk (every row block reads them)
 _STATE = {}
 
 
 def _ir(vw, opaque):
     """The kernel's IR text for ``vw``-lane vectors (``opaque``: LLVM >= 15
-    intrinsic names for pointers)."""
+    intrinsic names for pointers).  Loops: chunks of ``cb`` column blocks
+    (lc), row blocks (ob), the chunk's column blocks (lb), K."""
     v = "<%d x float>" % vw
     mask_t = "<%d x i1>" % vw
     sfx = "p0" if opaque else "p0v%df32" % vw
+    blk = NR * vw
     out = [
         "declare %s @llvm.fma.v%df32(%s, %s, %s)" % (v, vw, v, v, v),
         "declare %s @llvm.masked.load.v%df32.%s(%s*, i32, %s, %s)" % (v, vw, sfx, v, mask_t, v),
         "declare void @llvm.masked.store.v%df32.%s(%s, %s*, i32, %s)" % (vw, sfx, v, v, mask_t),
         "define void @gemm_rows(float* noalias %W, float* noalias %X, i64* noalias %xoff,"
-        " float* noalias %C, i64 %K, i64 %ldc, i64 %nob, i64 %nl, i64 %acc_in) {",
+        " float* noalias %C, i64 %K, i64 %ldc, i64 %nrows, i64 %nl, i64 %acc_in, i64 %cb,"
+        " i64 %ldw) {",
         "entry:",
-        "  %nfull = udiv i64 %nl, " + str(NR * vw),
-        "  %rem = urem i64 %nl, " + str(NR * vw),
-        "  %cnt = add i64 %nfull, 1",
+        "  %nob0 = add i64 %nrows, " + str(MR - 1),
+        "  %nob = udiv i64 %nob0, " + str(MR),
+        "  %lastrow = sub i64 %nrows, 1",
+        "  %nfull = udiv i64 %nl, " + str(blk),
+        "  %rem = urem i64 %nl, " + str(blk),
+        "  %hasrem = icmp ne i64 %rem, 0",
+        "  %extra = zext i1 %hasrem to i64",
+        "  %cnt = add i64 %nfull, %extra",
         "  %acc = icmp ne i64 %acc_in, 0",
+        "  br label %lc_head",
+        "lc_head:",
+        "  %lc0 = phi i64 [0, %entry], [%lc1, %ob_done]",
+        "  %lce = add i64 %lc0, %cb",
+        "  %lcin = icmp ult i64 %lce, %cnt",
+        "  %lc1 = select i1 %lcin, i64 %lce, i64 %cnt",
+        "  br label %ob_head",
+        "ob_head:",
+        "  %ob = phi i64 [0, %lc_head], [%ob.next, %lb_done]",
+        "  %orow = mul i64 %ob, " + str(MR),
+    ]
+    for i in range(MR):        # the row block's rows: past the last, read the last, store nothing
+        out += ["  %%ro%d = add i64 %%orow, %d" % (i, i),
+                "  %%rs%d = mul i64 %%ro%d, %%ldc" % (i, i),
+                "  %%rv%d = icmp ult i64 %%ro%d, %%nrows" % (i, i),
+                "  %%rr%d = select i1 %%rv%d, i64 %%ro%d, i64 %%lastrow" % (i, i, i),
+                "  %%rw%d = mul i64 %%rr%d, %%ldw" % (i, i),
+                "  %%wrow%d = getelementptr float, float* %%W, i64 %%rw%d" % (i, i),
+                "  %%rvs%d = insertelement %s undef, i1 %%rv%d, i32 0" % (i, mask_t, i),
+                "  %%rvv%d = shufflevector %s %%rvs%d, %s undef, <%d x i32> zeroinitializer"
+                % (i, mask_t, i, mask_t, vw)]
+    out += [
         "  br label %lb_head",
         "lb_head:",
-        "  %lb = phi i64 [0, %entry], [%lb.next, %ob_done]",
+        "  %lb = phi i64 [%lc0, %ob_head], [%lb.next, %k_done]",
         "  %tail = icmp eq i64 %lb, %nfull",
-        "  %notail = icmp eq i64 %rem, 0",
-        "  %skip = and i1 %tail, %notail",
-        "  br i1 %skip, label %exit, label %lb_body",
-        "lb_body:",
-        "  %l = mul i64 %lb, " + str(NR * vw),
-        "  %left = select i1 %tail, i64 %rem, i64 " + str(NR * vw),
+        "  %l = mul i64 %lb, " + str(blk),
+        "  %left = select i1 %tail, i64 %rem, i64 " + str(blk),
         "  %%lefts = insertelement <%d x i64> undef, i64 %%left, i32 0" % vw,
         "  %%leftv = shufflevector <%d x i64> %%lefts, <%d x i64> undef, <%d x i32> zeroinitializer"
         % (vw, vw, vw),
@@ -67,35 +95,25 @@ def _ir(vw, opaque):
     for j in range(NR):
         lane_ids = ", ".join("i64 %d" % (j * vw + t) for t in range(vw))
         out.append("  %%m%d = icmp ult <%d x i64> <%s>, %%leftv" % (j, vw, lane_ids))
-    out += [
-        "  br label %ob_head",
-        "ob_head:",
-        "  %ob = phi i64 [0, %lb_body], [%ob.next, %k_done]",
-        "  %wofs = mul i64 %ob, %K",
-        "  %wofs2 = mul i64 %wofs, " + str(MR),
-        "  %wb = getelementptr float, float* %W, i64 %wofs2",
-        "  %orow = mul i64 %ob, " + str(MR),
-    ]
-    for i in range(MR):        # this block's output addresses and starting sums
-        out += ["  %%ro%d = add i64 %%orow, %d" % (i, i),
-                "  %%rs%d = mul i64 %%ro%d, %%ldc" % (i, i),
-                "  %%co%d = add i64 %%rs%d, %%l" % (i, i)]
+    for i in range(MR):        # this block's output addresses and masks
+        out.append("  %%co%d = add i64 %%rs%d, %%l" % (i, i))
         for j in range(NR):
             c = "%d_%d" % (i, j)
-            out += ["  %%ci%s = add i64 %%co%d, %d" % (c, i, j * vw),
+            out += ["  %%mm%s = and %s %%m%d, %%rvv%d" % (c, mask_t, j, i),
+                    "  %%ci%s = add i64 %%co%d, %d" % (c, i, j * vw),
                     "  %%cf%s = getelementptr float, float* %%C, i64 %%ci%s" % (c, c),
                     "  %%cp%s = bitcast float* %%cf%s to %s*" % (c, c, v)]
     out += ["  br i1 %acc, label %load_c, label %k_pre", "load_c:"]
     for i in range(MR):
         for j in range(NR):
             c = "%d_%d" % (i, j)
-            out.append("  %%c0%s = call %s @llvm.masked.load.v%df32.%s(%s* %%cp%s, i32 4, %s %%m%d,"
-                       " %s zeroinitializer)" % (c, v, vw, sfx, v, c, mask_t, j, v))
+            out.append("  %%c0%s = call %s @llvm.masked.load.v%df32.%s(%s* %%cp%s, i32 4, %s %%mm%s,"
+                       " %s zeroinitializer)" % (c, v, vw, sfx, v, c, mask_t, c, v))
     out += ["  br label %k_pre", "k_pre:"]
     for i in range(MR):
         for j in range(NR):
             c = "%d_%d" % (i, j)
-            out.append("  %%s%s = phi %s [zeroinitializer, %%ob_head], [%%c0%s, %%load_c]"
+            out.append("  %%s%s = phi %s [zeroinitializer, %%lb_head], [%%c0%s, %%load_c]"
                        % (c, v, c))
     out += ["  br label %k_loop", "k_loop:",
             "  %k = phi i64 [0, %k_pre], [%k.next, %k_loop]"]
@@ -112,10 +130,8 @@ def _ir(vw, opaque):
                 "  %%xv%d = bitcast float* %%xf%d to %s*" % (j, j, v),
                 "  %%x%d = call %s @llvm.masked.load.v%df32.%s(%s* %%xv%d, i32 4, %s %%m%d,"
                 " %s zeroinitializer)" % (j, v, vw, sfx, v, j, mask_t, j, v)]
-    out.append("  %kmr = mul i64 %k, " + str(MR))
     for i in range(MR):
-        out += ["  %%wi%d = add i64 %%kmr, %d" % (i, i),
-                "  %%wp%d = getelementptr float, float* %%wb, i64 %%wi%d" % (i, i),
+        out += ["  %%wp%d = getelementptr float, float* %%wrow%d, i64 %%k" % (i, i),
                 "  %%w%d = load float, float* %%wp%d" % (i, i),
                 "  %%we%d = insertelement %s undef, float %%w%d, i32 0" % (i, v, i),
                 "  %%ws%d = shufflevector %s %%we%d, %s undef, <%d x i32> zeroinitializer"
@@ -131,15 +147,18 @@ def _ir(vw, opaque):
     for i in range(MR):
         for j in range(NR):
             c = "%d_%d" % (i, j)
-            out.append("  call void @llvm.masked.store.v%df32.%s(%s %%n%s, %s* %%cp%s, i32 4, %s %%m%d)"
-                       % (vw, sfx, v, c, v, c, mask_t, j))
-    out += ["  %ob.next = add i64 %ob, 1",
+            out.append("  call void @llvm.masked.store.v%df32.%s(%s %%n%s, %s* %%cp%s, i32 4, %s %%mm%s)"
+                       % (vw, sfx, v, c, v, c, mask_t, c))
+    out += ["  %lb.next = add i64 %lb, 1",
+            "  %lbc = icmp ult i64 %lb.next, %lc1",
+            "  br i1 %lbc, label %lb_head, label %lb_done",
+            "lb_done:",
+            "  %ob.next = add i64 %ob, 1",
             "  %oc = icmp ult i64 %ob.next, %nob",
             "  br i1 %oc, label %ob_head, label %ob_done",
             "ob_done:",
-            "  %lb.next = add i64 %lb, 1",
-            "  %lc = icmp ult i64 %lb.next, %cnt",
-            "  br i1 %lc, label %lb_head, label %exit",
+            "  %more = icmp ult i64 %lc1, %cnt",
+            "  br i1 %more, label %lc_head, label %exit",
             "exit:",
             "  ret void",
             "}"]
@@ -168,7 +187,7 @@ def _compile():
         engine = llvm.create_mcjit_compiler(module, machine)
         engine.finalize_object()
         ptr, i64 = ctypes.c_void_p, ctypes.c_int64
-        fn = ctypes.CFUNCTYPE(None, ptr, ptr, ptr, ptr, i64, i64, i64, i64, i64)(
+        fn = ctypes.CFUNCTYPE(None, ptr, ptr, ptr, ptr, i64, i64, i64, i64, i64, i64, i64)(
             engine.get_function_address("gemm_rows"))
     except Exception:           # no llvmlite, or one that cannot build this IR
         return None
@@ -183,45 +202,40 @@ def available():
     return _STATE["fn"] is not None
 
 
-def pack(w):
-    """W (O, K) float32 -> the kernel's packed copy (ceil(O / MR), K, MR), rows
-    past O zero."""
-    o, k = w.shape
-    nob = -(-o // MR)
-    padded = np.zeros((nob * MR, k), np.float32)
-    padded[:o] = w
-    return np.ascontiguousarray(padded.reshape(nob, MR, k).transpose(0, 2, 1))
-
-
-def gemm_rows(packed, x, xoff, nl, out, accumulate=False):
-    """``out[:, :nl] (+)= W @ rows``, row k of the operand being ``x.flat[xoff[k]:
-    xoff[k] + nl]``.  ``packed``: ``pack(W)``; ``x``: a C-contiguous float32
-    array; ``xoff``: int64 offsets (K,); ``out``: float32, C-contiguous in its
-    last axis, at least ``packed.shape[0] * MR`` rows of at least ``nl``
-    columns.  Every offset is checked against ``x``'s size first: the kernel
-    reads raw memory."""
+def gemm_rows(w, x, xoff, nl, out, accumulate=False, chunk=None):
+    """``out[:O, :nl] (+)= w @ rows``, row k of the operand being ``x.flat[xoff[k]:
+    xoff[k] + nl]``.  ``w``: float32 (O, K), unit column stride (rows may be
+    strided); ``x``: a C-contiguous float32 array; ``xoff``: int64 offsets (K,);
+    ``out``: float32 (>= O, >= nl), unit column stride.  Nothing outside
+    ``out[:O, :nl]`` is written.  Every offset is checked against ``x``'s size
+    first: the kernel reads raw memory."""
     if not available():
         raise RuntimeError("gemm_rows: the GEMM kernel is not available on this host "
                            "(check gemm_kernel.available() first)")
-    fn = _STATE["fn"][0]
-    nob, k, _ = packed.shape
-    if x.dtype != np.float32 or not x.flags.c_contiguous or packed.dtype != np.float32 \
-            or not packed.flags.c_contiguous or xoff.dtype != np.int64 or xoff.shape != (k,) \
-            or not xoff.flags.c_contiguous:
-        raise ValueError("gemm_rows: operands must be contiguous float32 (W, x) and int64 "
-                         "offsets of length K=%d; got %s, %s, %s %s"
-                         % (k, packed.dtype, x.dtype, xoff.dtype, xoff.shape))
+    fn, vw = _STATE["fn"]
+    if w.ndim != 2 or w.dtype != np.float32 or w.strides[1] != 4 or x.dtype != np.float32 \
+            or not x.flags.c_contiguous or xoff.dtype != np.int64 or \
+            xoff.shape != (w.shape[1],) or not xoff.flags.c_contiguous:
+        raise ValueError("gemm_rows: operands must be float32 (w: 2-D with unit column "
+                         "stride, x: contiguous) and int64 offsets of length K=%d; got w %s "
+                         "%s, x %s, offsets %s %s" % (w.shape[-1], w.dtype, w.shape, x.dtype,
+                                                      xoff.dtype, xoff.shape))
+    o, k = w.shape
     if out.dtype != np.float32 or out.ndim != 2 or out.strides[1] != 4 or \
-            out.shape[0] < nob * MR or out.shape[1] < nl:
+            out.shape[0] < o or out.shape[1] < nl:
         raise ValueError("gemm_rows: out must be float32 (>= %d, >= %d) with unit column "
-                         "stride; got %s %s" % (nob * MR, nl, out.dtype, out.shape))
-    if nl <= 0 or k == 0:
+                         "stride; got %s %s" % (o, nl, out.dtype, out.shape))
+    if nl <= 0 or o == 0:
+        return out
+    if k == 0:
         if not accumulate:
-            out[:nob * MR, :max(nl, 0)] = 0
+            out[:o, :nl] = 0
         return out
     if int(xoff.min()) < 0 or int(xoff.max()) + nl > x.size:
         raise ValueError("gemm_rows: row offsets %d..%d with %d columns pass the operand's "
                          "%d elements" % (xoff.min(), xoff.max(), nl, x.size))
-    fn(packed.ctypes.data, x.ctypes.data, xoff.ctypes.data, out.ctypes.data, k,
-       out.strides[0] // 4, nob, nl, int(bool(accumulate)))
+    if chunk is None:           # column blocks whose operand rows stay in L2 for every row block
+        chunk = max(1, _CHUNK_BYTES // (k * NR * vw * 4))
+    fn(w.ctypes.data, x.ctypes.data, xoff.ctypes.data, out.ctypes.data, k,
+       out.strides[0] // 4, o, nl, int(bool(accumulate)), int(chunk), w.strides[0] // 4)
     return out

@@ -38,42 +38,46 @@ def _product(o, k, nl, seed=0, overlap=False):
 @pytest.mark.parametrize("o, k, nl", [(1, 1, 1), (8, 1, 32), (5, 3, 7), (17, 27, 100),
                                       (16, 9, 31), (16, 9, 33), (24, 64, 64), (3, 200, 65)])
 @pytest.mark.parametrize("overlap", [False, True])
-def test_gemm_rows_matches_float64(o, k, nl, overlap):
+@pytest.mark.parametrize("chunk", [None, 1, 2])
+def test_gemm_rows_matches_float64(o, k, nl, overlap, chunk):
     w, x, xoff, want = _product(o, k, nl, seed=o * 31 + nl, overlap=overlap)
-    packed = G.pack(w)
-    rows = packed.shape[0] * G.MR
-    out = np.full((rows + 2, nl + 5), 7.0, np.float32)   # bigger than needed
-    G.gemm_rows(packed, x, xoff, nl, out)
+    out = np.full((o + 2, nl + 5), 7.0, np.float32)       # bigger than needed
+    G.gemm_rows(w, x, xoff, nl, out, chunk=chunk)
     tol = 1e-5 * max(1.0, np.abs(want).max()) * np.sqrt(k)
     assert np.abs(out[:o, :nl] - want).max() <= tol
-    assert (out[o:rows, :nl] == 0).all()          # the packed copy's zero rows
-    assert (out[:, nl:] == 7).all() and (out[rows:] == 7).all()   # nothing past nl or the rows
-    G.gemm_rows(packed, x, xoff, nl, out, accumulate=True)
+    assert (out[:, nl:] == 7).all() and (out[o:] == 7).all()   # nothing past nl or O
+    G.gemm_rows(w, x, xoff, nl, out, accumulate=True, chunk=chunk)
     assert np.abs(out[:o, :nl] - 2 * want).max() <= 2 * tol
 
 
-def test_pack_layout():
-    w = np.arange(10 * 3, dtype=np.float32).reshape(10, 3)
-    p = G.pack(w)
-    assert p.shape == (2, 3, G.MR)
-    assert p[1, 2, 1] == w[G.MR + 1, 2] and (p[1, :, 10 - G.MR:] == 0).all()
+def test_strided_weight_rows_and_output_rows():
+    # w and out as row ranges of bigger arrays (row strides past their widths)
+    w, x, xoff, want = _product(11, 6, 40)
+    wide_w = np.zeros((11, 9), np.float32)
+    wide_w[:, :6] = w
+    big = np.full((11, 50), 3.0, np.float32)
+    G.gemm_rows(wide_w[:, :6], x, xoff, 40, big[:, 5:45])
+    assert np.abs(big[:, 5:45] - want).max() <= 1e-4
+    assert (big[:, :5] == 3).all() and (big[:, 45:] == 3).all()
 
 
 def test_gemm_rows_rejects_bad_operands():
     w, x, xoff, _ = _product(8, 4, 16)
-    packed, out = G.pack(w), np.empty((8, 16), np.float32)
+    out = np.empty((8, 16), np.float32)
     with pytest.raises(ValueError, match="pass the operand"):
-        G.gemm_rows(packed, x, xoff + 1, 16, out)          # the last row runs past x
+        G.gemm_rows(w, x, xoff + 1, 16, out)          # the last row runs past x
     with pytest.raises(ValueError, match="pass the operand"):
-        G.gemm_rows(packed, x, xoff - 1, 16, out)
+        G.gemm_rows(w, x, xoff - 1, 16, out)
     with pytest.raises(ValueError, match="float32"):
-        G.gemm_rows(packed, x.astype(np.float64), xoff, 16, out)
+        G.gemm_rows(w, x.astype(np.float64), xoff, 16, out)
+    with pytest.raises(ValueError, match="unit column"):
+        G.gemm_rows(np.asfortranarray(w), x, xoff, 16, out)
     with pytest.raises(ValueError, match="offsets of length"):
-        G.gemm_rows(packed, x, xoff[:3], 16, out)
+        G.gemm_rows(w, x, xoff[:3], 16, out)
     with pytest.raises(ValueError, match="out must be"):
-        G.gemm_rows(packed, x, xoff, 16, np.empty((7, 16), np.float32))
+        G.gemm_rows(w, x, xoff, 16, np.empty((7, 16), np.float32))
     with pytest.raises(ValueError, match="out must be"):
-        G.gemm_rows(packed, x, xoff, 16, np.empty((8, 32), np.float32)[:, ::2])
+        G.gemm_rows(w, x, xoff, 16, np.empty((8, 32), np.float32)[:, ::2])
 
 
 def test_switched_off_by_environment():
