@@ -1,22 +1,31 @@
-"""Stride-1 ungrouped float32 convolutions on the offset-table GEMM kernel
+"""Ungrouped float32 2-D convolutions on the offset-table GEMM kernel
 (kernels/cpu/gemm_kernel.py): the window block is never written.
 
-``implicit_flat`` (2-D): the samples lie flat in one zeroed buffer, each row
-followed by ``mw = max(pad_left, pad_right)`` zero columns and each sample by
-``mv = max(pad_top, pad_bottom)`` zero rows, so one row's trailing zeros are
-also the next row's leading padding (and one sample's bottom padding the
-next one's top): row stride ``Ws = W + mw``, sample stride ``S = (H + mv) *
-Ws``.  The window of output (n, y, x) at kernel tap (i, j) then starts at
-column ``n * S + y * Ws + x`` of the flat input shifted by ``i * d * Ws + j *
-d`` (plus a fixed lead), so that shift per (channel, tap) is the kernel's
-offset table and the whole chunk of samples is one kernel call over ``m * S``
-columns; columns past an output row (x >= Wo) or sample (y >= Ho) are
-computed and dropped by the compiled copy that moves the result to (N, O, Ho,
-Wo) adding the bias and applying a relu/relu6 epilogue's clamp (``_crop_bias``);
-another epilogue (a residual, other activations) runs on the chunk after it.
+Stride 1 (``_shared_padding``): the samples lie flat in one zeroed buffer, each
+row followed by ``mw = max(pad_left, pad_right)`` zero columns and each sample
+by ``mv = max(pad_top, pad_bottom)`` zero rows, so one row's trailing zeros are
+also the next row's leading padding (and one sample's bottom padding the next
+one's top): row stride ``Ws = W + mw``, sample stride ``S = (H + mv) * Ws``.
+The window of output (n, y, x) at kernel tap (i, j) then starts at column ``n
+* S + y * Ws + x`` of the flat input shifted by ``i * d * Ws + j * d`` (plus a
+fixed lead), so that shift per (channel, tap) is the kernel's offset table.
 3x3 "same" layers compute (H + 1)(W + 1) / HW of the output: 1.13 at 16x16,
-1.31 at 7x7.  Before: pad copy, im2col copy (K x columns), BLAS GEMM, crop
-copy; after: pad copy, kernel, crop."""
+1.31 at 7x7.
+
+Strided (``_phases``): the padded input split into its stride phases (plane
+(p, q) holds the padded pixels (sh * Y + p, sw * X + q)), each plane flat as
+above with its own padding, so a tap is a plane and a shift: the same kernel
+call, with the table naming the plane of each tap (ResNet's 7x7 stride-2 stem
+0.6x the time of im2col + BLAS).
+
+``implicit_flat`` runs a chunk of samples as one kernel call over ``m * S``
+columns; columns past an output row or sample are computed and dropped by the
+compiled copy that moves the result to (N, O, Ho, Wo) adding the bias and
+applying a relu/relu6 epilogue's clamp (``_crop_bias``); another epilogue (a
+residual, other activations) runs on the chunk after it.  Before: pad copy,
+im2col copy (K x columns), BLAS GEMM, crop copy; after: pad (or phase) copy,
+kernel, crop.
+"""
 import math
 
 import numpy as np
@@ -68,30 +77,83 @@ def _crop_bias(src, dst, s, ws, bias, lo, hi, tie):
                     d[x] = v
 
 
-def implicit_flat(x, w, pads, dil, out, bias, epilogue=None):
-    """conv_forward of a stride-1 ungrouped 2-D float32 batch (``usable``), the
-    epilogue (``fn(block, bias, start)``) applied per chunk of samples; None
-    where the layout does not apply (padding wider than the kernel's reach) or
-    wastes over ``MAX_WASTE`` of the columns."""
-    crop = compiled_kernel(_crop_bias)
-    if crop is None or len(out) != 2:
-        return None
+def _shared_padding(x, w, pads, dil, out):
+    """The stride-1 layout (module docstring) of ``x``: (sample stride s, row
+    stride ws, lead, tap offsets (kh * kw,), fill(grid_rows, xs, m)), or None."""
     n, c, h, wd = x.shape
-    o, _, kh, kw = w.shape
+    kh, kw = w.shape[2:]
     (pt, pb), (pl, pr) = pads
     ho, wo = out
-    reach_h, reach_w = (kh - 1) * dil[0], (kw - 1) * dil[1]
-    if min(pt, pb) > reach_h or min(pl, pr) > reach_w:
-        return None
+    if min(pt, pb) > (kh - 1) * dil[0] or min(pl, pr) > (kw - 1) * dil[1]:
+        return None                              # padding past the kernel's reach
     mv, mw = max(pt, pb), max(pl, pr)
     ws = wd + mw
     s = (h + mv) * ws
-    if s > MAX_WASTE * ho * wo or ho > h + mv or wo > ws or \
-            o * w[0].size * 4 > MAX_WEIGHT_BYTES or n * s < MIN_COLUMNS:
+    if ho > h + mv or wo > ws:
         return None
-    lead = pt * ws + pl                          # zeros before sample 0's first pixel
     taps = (np.arange(kh, dtype=np.int64)[:, None] * (dil[0] * ws)
             + np.arange(kw, dtype=np.int64) * dil[1]).reshape(-1)
+
+    def fill(rows, xs, m):                       # rows: (C, lead + m * s + tail)
+        lead = pt * ws + pl                      # zeros before sample 0's first pixel
+        grid = rows[:, lead:lead + m * s].reshape(c, m, h + mv, ws)
+        grid[:, :, :h, :wd] = xs.swapaxes(0, 1)
+    return s, ws, pt * ws + pl, taps, np.zeros(kh * kw, np.int64), 1, fill
+
+
+def _phases(x, w, pads, dil, strides, out):
+    """The strided layout: the padded input split into its stride phases, plane
+    (p, q) holding padded pixels (sh * Y + p, sw * X + q) at (Y, X), so tap (i, j)
+    of output (y, x) is plane (i*dh % sh, j*dw % sw) at (y + i*dh // sh, x +
+    j*dw // sw): a stride-1 read with one more table entry per tap (which plane).
+    Only the planes some tap reads are built (a 1x1 stride-2 layer: one)."""
+    n, c, h, wd = x.shape
+    kh, kw = w.shape[2:]
+    (pt, pb), (pl, pr) = pads
+    (sh, sw), (dh, dw) = strides, dil
+    hq, wq = -(-(h + pt + pb) // sh), -(-(wd + pl + pr) // sw)
+    ti, tj = np.arange(kh) * dh, np.arange(kw) * dw
+    used = sorted({(a % sh, b % sw) for a in ti for b in tj})
+    region = {pq: r for r, pq in enumerate(used)}
+    taps = ((ti // sh)[:, None] * wq + (tj // sw)).reshape(-1).astype(np.int64)
+    regions = np.array([region[(a % sh, b % sw)] for a in ti for b in tj], np.int64)
+
+    def span(p, stride, pad, size):              # (first plane index, first input index, count)
+        first = -(-(pad - p) // stride) if pad > p else 0
+        src = p + stride * first - pad
+        return first, src, max(0, -(-(size - src) // stride))
+
+    def fill(rows, xs, m):                       # rows: (C * len(used), m * s + tail)
+        planes = rows.reshape(c, len(used), -1)[:, :, :m * hq * wq].reshape(
+            c, len(used), m, hq, wq)
+        xt = xs.swapaxes(0, 1)
+        for (p, q), r in region.items():
+            y0, h0, nh = span(p, sh, pt, h)
+            x0, w0, nw = span(q, sw, pl, wd)
+            planes[:, r, :, y0:y0 + nh, x0:x0 + nw] = \
+                xt[:, :, h0:h0 + sh * (nh - 1) + 1:sh, w0:w0 + sw * (nw - 1) + 1:sw]
+    return hq * wq, wq, 0, taps, regions, len(used), fill
+
+
+def implicit_flat(x, w, pads, dil, out, bias, epilogue=None, strides=(1, 1)):
+    """conv_forward of an ungrouped 2-D float32 batch (``usable``), the epilogue
+    (``fn(block, bias, start)``) applied per chunk of samples; None where the
+    layout does not apply or wastes over ``MAX_WASTE`` of the columns, or the
+    layer is outside where the kernel pays."""
+    crop = compiled_kernel(_crop_bias)
+    if crop is None or len(out) != 2:
+        return None
+    n, c = x.shape[:2]
+    o = w.shape[0]
+    ho, wo = out
+    layout = _shared_padding(x, w, pads, dil, out) if tuple(strides) == (1, 1) else \
+        _phases(x, w, pads, dil, strides, out)
+    if layout is None:
+        return None
+    s, ws, lead, taps, regions, nreg, fill = layout
+    if s > MAX_WASTE * ho * wo or o * w[0].size * 4 > MAX_WEIGHT_BYTES or \
+            n * s < MIN_COLUMNS:
+        return None
     w2 = np.ascontiguousarray(w.reshape(o, -1))
     bias = np.full(o, -0.0, np.float32) if bias is None else np.ascontiguousarray(bias, np.float32)
     # an epilogue that is only a clamp (conv_epilogue: relu, relu6, none) runs in the crop
@@ -99,16 +161,16 @@ def implicit_flat(x, w, pads, dil, out, bias, epilogue=None):
     lo, hi, tie = (np.float32(clamp[0]), np.float32(clamp[1]), clamp[2]) if clamp else \
         (np.float32(-np.inf), np.float32(np.inf), False)
     res = np.empty((n, o, ho, wo), np.float32)
-    chunk = max(1, min(n, _CHUNK_BYTES // ((c + o) * s * 4)))
+    chunk = max(1, min(n, _CHUNK_BYTES // ((c * nreg + o) * s * 4)))
     for s0 in range(0, n, chunk):
         m = min(chunk, n - s0)
         cols = (m - 1) * s + (ho - 1) * ws + wo     # through the chunk's last output
-        rowlen = lead + m * s + reach_h * ws + reach_w
-        buf = scratch("flat_grid", (c, rowlen), np.float32)
+        rowlen = lead + m * s + int(taps.max())
+        buf = scratch("flat_grid", (c * nreg, rowlen), np.float32)
         buf.fill(0)
-        grid = buf[:, lead:lead + m * s].reshape(c, m, h + mv, ws)
-        grid[:, :, :h, :wd] = x[s0:s0 + m].swapaxes(0, 1)
-        xoff = (np.arange(c, dtype=np.int64)[:, None] * rowlen + taps).reshape(-1)
+        fill(buf, x[s0:s0 + m], m)
+        xoff = ((np.arange(c, dtype=np.int64)[:, None] * nreg + regions) * rowlen
+                + taps).reshape(-1)
         prod = gemm_kernel.gemm_rows(w2, buf, xoff, cols, scratch("gemm", (o, m * s), np.float32))
         block = res[s0:s0 + m]
         crop(prod, block, s, ws, bias, lo, hi, tie)

@@ -88,7 +88,7 @@ def test_switched_off_by_environment():
     assert got == "False"
 
 
-FLAT = {    # name: (x shape, w shape, pads, dilation)
+FLAT = {    # name: (x shape, w shape, pads, dilation[, strides])
     "3x3 same": ((5, 3, 20, 18), (16, 3, 3, 3), ((1, 1), (1, 1)), (1, 1)),
     "3x3, 13 outputs": ((2, 7, 9, 11), (13, 7, 3, 3), ((1, 1), (1, 1)), (1, 1)),
     "asymmetric pad": ((4, 5, 17, 19), (6, 5, 3, 3), ((0, 2), (1, 0)), (1, 1)),
@@ -97,17 +97,26 @@ FLAT = {    # name: (x shape, w shape, pads, dilation)
     "7x1": ((2, 3, 12, 6), (4, 3, 7, 1), ((3, 3), (0, 0)), (1, 1)),
     "1x7 one sample": ((1, 6, 9, 14), (8, 6, 1, 7), ((0, 0), (3, 3)), (1, 1)),
     "deep K": ((2, 40, 9, 8), (5, 40, 3, 3), ((1, 1), (1, 1)), (1, 1)),
+    # strided: the input split into its stride phases
+    "3x3 stride 2": ((3, 5, 14, 13), (9, 5, 3, 3), ((1, 1), (1, 1)), (1, 1), (2, 2)),
+    "7x7 stride 2 pad 3": ((2, 3, 41, 38), (8, 3, 7, 7), ((3, 3), (3, 3)), (1, 1), (2, 2)),
+    "3x1 stride 2": ((2, 6, 21, 10), (10, 6, 3, 1), ((1, 1), (0, 0)), (1, 1), (2, 2)),
+    "3x3 stride 2, asymmetric": ((2, 4, 12, 11), (5, 4, 3, 3), ((0, 1), (2, 0)), (1, 1),
+                                 (2, 2)),
+    "3x3 stride 3, dilated": ((2, 4, 31, 29), (6, 4, 3, 3), ((2, 2), (1, 1)), (2, 2), (3, 3)),
+    "3x2 stride (2, 1)": ((2, 3, 13, 9), (7, 3, 3, 2), ((1, 1), (0, 1)), (1, 1), (2, 1)),
 }
 
 
 def _conv(name, seed, bias=True):
-    xs, ws, pads, dil = FLAT[name]
+    xs, ws, pads, dil, strides = (FLAT[name] + ((1, 1),))[:5]
     rs = np.random.RandomState(seed)
     x = rs.standard_normal(xs).astype(np.float32)
     w = rs.standard_normal(ws).astype(np.float32)
     b = rs.standard_normal(ws[0]).astype(np.float32) if bias else None
-    out = tuple(conv_out(i, k, 1, p, d) for i, k, p, d in zip(xs[2:], ws[2:], pads, dil))
-    return x, w, b, pads, dil, out
+    out = tuple(conv_out(i, k, st, p, d) for i, k, st, p, d
+                in zip(xs[2:], ws[2:], strides, pads, dil))
+    return x, w, b, pads, dil, strides, out
 
 
 @pytest.mark.parametrize("name", sorted(FLAT))
@@ -116,23 +125,26 @@ def test_conv_forward_takes_the_flat_kernel(monkeypatch, name, bias):
     monkeypatch.setattr(CI, "MIN_COLUMNS", 0)        # small layers take it too here
     calls = []
     real = C.implicit_flat
-    monkeypatch.setattr(C, "implicit_flat", lambda *a: calls.append(real(*a)) or calls[-1])
-    x, w, b, pads, dil, out = _conv(name, len(name), bias)
-    got = C.conv_forward(x, w, 1, pads, dil, (1, 1), out, b)
-    want = _direct(x, w, 1, pads, dil, (1, 1), out, b)
+    monkeypatch.setattr(C, "implicit_flat",
+                        lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
+    x, w, b, pads, dil, strides, out = _conv(name, len(name), bias)
+    got = C.conv_forward(x, w, 1, pads, dil, strides, out, b)
+    want = _direct(x, w, 1, pads, dil, strides, out, b)
     assert calls and calls[0] is not None             # the kernel's path, not a fallback
     assert got.dtype == np.float32 and got.shape == want.shape and got.flags.c_contiguous
     assert np.abs(got - want).max() <= 2e-6 * max(np.abs(want).max(), 1.0)
 
 
-@pytest.mark.parametrize("name", ["3x3 same", "asymmetric pad", "dilated"])
-def test_chunks_of_samples_and_epilogue(monkeypatch, name):
-    # chunks of one or two samples; relu in the epilogue after each chunk
+@pytest.mark.parametrize("name", ["3x3 same", "asymmetric pad", "dilated", "3x3 stride 2"])
+@pytest.mark.parametrize("act", ["relu", "swish"])
+def test_chunks_of_samples_and_epilogue(monkeypatch, name, act):
+    # chunks of one sample; the activation in the crop (relu) or after each chunk
     monkeypatch.setattr(CI, "_CHUNK_BYTES", 1)
     monkeypatch.setattr(CI, "MIN_COLUMNS", 0)
-    x, w, b, pads, dil, out = _conv(name, 3)
-    got = CI.implicit_flat(x, w, pads, dil, out, b, epilogue("relu", 0.0, np.float32))
-    want = np.maximum(_direct(x, w, 1, pads, dil, (1, 1), out, b), 0)
+    x, w, b, pads, dil, strides, out = _conv(name, 3)
+    got = CI.implicit_flat(x, w, pads, dil, out, b, epilogue(act, 0.0, np.float32), strides)
+    want = _direct(x, w, 1, pads, dil, strides, out, b)
+    want = np.maximum(want, 0) if act == "relu" else want / (1 + np.exp(-want))
     assert np.abs(got - want).max() <= 2e-6 * np.abs(want).max()
     assert not (np.signbit(got) & (got == 0)).any()     # relu's +0.0, as np.maximum
 
@@ -143,7 +155,11 @@ def test_layouts_it_declines():
     assert CI.implicit_flat(x, w, ((3, 3), (3, 3)), (1, 1), (7, 7), None) is None
     w3 = np.zeros((8, 4, 3, 3), np.float32)    # padding past the kernel's reach
     assert CI.implicit_flat(x, w3, ((3, 3), (0, 0)), (1, 1), (11, 5), None) is None
-    # where it does not pay: few columns, or weights too big to copy every call
+    # 1x1 layers stay with BLAS, strided or not
+    one = np.zeros((8, 4, 1, 1), np.float32)
+    assert not C._implicit_ok(x, one, 1, ((0, 0), (0, 0)), (2, 2), (4, 4))
+    assert C._implicit_ok(x, w3, 1, ((1, 1), (1, 1)), (2, 2), (4, 4))
+    # where it does not pay: few columns, or weights too big
     assert CI.implicit_flat(x, w3, ((1, 1), (1, 1)), (1, 1), (7, 7), None) is None
     big = np.zeros((2, 16, 32, 32), np.float32)
     w_big = np.zeros((CI.MAX_WEIGHT_BYTES // (4 * 16 * 9) + 1, 16, 3, 3), np.float32)
@@ -156,7 +172,7 @@ def test_layouts_it_declines():
 def test_clamp_epilogue_runs_in_the_crop(monkeypatch, act, bounds):
     # relu/relu6 without a residual are applied by the crop: the epilogue is not called
     monkeypatch.setattr(CI, "MIN_COLUMNS", 0)
-    x, w, b, pads, dil, out = _conv("3x3 same", 7)
+    x, w, b, pads, dil, _, out = _conv("3x3 same", 7)
     fn = epilogue(act, 0.0, np.float32)
     calls = []
     wrapped = lambda *a: calls.append(1) or fn(*a)       # noqa: E731
