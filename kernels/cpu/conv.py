@@ -133,12 +133,13 @@ def flat_windows(x, ks, pads, dil, out):
 _BLOCK_BYTES = 8 << 20
 
 
-def _implicit_ok(x, w, g, pads, strides, out):
-    """An ungrouped float32 2-D layer for the GEMM kernel (conv_implicit.py), but
-    not a 1x1 one: BLAS takes its input as it is (or one subsampled copy of it),
-    as fast as the kernel (ResNet's 1x1 layers: 0.9-1.1x)."""
-    return g == 1 and len(out) == 2 and all(out) and w[0].size != w.shape[1] and \
-        usable(x, w)
+def _implicit_ok(x, w, pads, strides, out):
+    """A float32 2-D layer for the GEMM kernel (conv_implicit.py), but not a 1x1
+    one (BLAS takes its input as it is, or one subsampled copy of it, as fast as
+    the kernel: ResNet's 1x1 layers 0.9-1.1x) nor one with one input channel per
+    group (depthwise: kernels/cpu/depthwise.py)."""
+    return len(out) == 2 and all(out) and w.shape[1] > 1 and \
+        w[0].size != w.shape[1] and usable(x, w)
 
 
 def conv_forward(x, w, g, pads, dil, strides, out, bias=None, epilogue=None, prologue=None):
@@ -159,8 +160,8 @@ def conv_forward(x, w, g, pads, dil, strides, out, bias=None, epilogue=None, pro
             return _one_by_one(x, w, out, bias, epilogue, prologue)
         if prologue is not None:
             x = prologue(x)
-        if _implicit_ok(x, w, g, pads, strides, out):
-            res = implicit_flat(x, w, pads, dil, out, bias, epilogue, strides)
+        if _implicit_ok(x, w, pads, strides, out):
+            res = implicit_flat(x, w, pads, dil, out, bias, epilogue, strides, g)
             if res is not None:
                 return res
         res = conv_forward(x, w, g, pads, dil, strides, out, bias)
@@ -176,8 +177,8 @@ def conv_forward(x, w, g, pads, dil, strides, out, bias=None, epilogue=None, pro
         out[-1] >= 4 * dil[-1] * (w.shape[-1] - 1) or k * o <= 16384)
     one_by_one = flat and k == cg and not any(a or b for a, b in pads)
     fold = n > 1 and g == 1 and math.prod(out) <= _FOLD_COLS
-    if _implicit_ok(x, w, g, pads, strides, out):
-        res = implicit_flat(x, w, pads, dil, out, bias, strides=strides)
+    if _implicit_ok(x, w, pads, strides, out):
+        res = implicit_flat(x, w, pads, dil, out, bias, strides=strides, groups=g)
         if res is not None:
             return res
     if one_by_one and g == 1 and not fold:

@@ -1,4 +1,4 @@
-"""Ungrouped float32 2-D convolutions on the offset-table GEMM kernel
+"""float32 2-D convolutions on the offset-table GEMM kernel
 (kernels/cpu/gemm_kernel.py): the window block is never written.
 
 Stride 1 (``_shared_padding``): the samples lie flat in one zeroed buffer, each
@@ -135,8 +135,9 @@ def _phases(x, w, pads, dil, strides, out):
     return hq * wq, wq, 0, taps, regions, len(used), fill
 
 
-def implicit_flat(x, w, pads, dil, out, bias, epilogue=None, strides=(1, 1)):
-    """conv_forward of an ungrouped 2-D float32 batch (``usable``), the epilogue
+def implicit_flat(x, w, pads, dil, out, bias, epilogue=None, strides=(1, 1), groups=1):
+    """conv_forward of a 2-D float32 batch (``usable``; ``groups``: one kernel
+    call per group, its rows of W and its channels' offsets), the epilogue
     (``fn(block, bias, start)``) applied per chunk of samples; None where the
     layout does not apply or wastes over ``MAX_WASTE`` of the columns, or the
     layer is outside where the kernel pays."""
@@ -155,6 +156,7 @@ def implicit_flat(x, w, pads, dil, out, bias, epilogue=None, strides=(1, 1)):
             n * s < MIN_COLUMNS:
         return None
     w2 = np.ascontiguousarray(w.reshape(o, -1))
+    og, cg = o // groups, c // groups
     bias = np.full(o, -0.0, np.float32) if bias is None else np.ascontiguousarray(bias, np.float32)
     # an epilogue that is only a clamp (conv_epilogue: relu, relu6, none) runs in the crop
     clamp = CLAMPS[""] if epilogue is None else getattr(epilogue, "clamp", None)
@@ -169,9 +171,12 @@ def implicit_flat(x, w, pads, dil, out, bias, epilogue=None, strides=(1, 1)):
         buf = scratch("flat_grid", (c * nreg, rowlen), np.float32)
         buf.fill(0)
         fill(buf, x[s0:s0 + m], m)
-        xoff = ((np.arange(c, dtype=np.int64)[:, None] * nreg + regions) * rowlen
-                + taps).reshape(-1)
-        prod = gemm_kernel.gemm_rows(w2, buf, xoff, cols, scratch("gemm", (o, m * s), np.float32))
+        xoff = (np.arange(c, dtype=np.int64)[:, None] * nreg + regions) * rowlen + taps
+        prod = scratch("gemm", (o, m * s), np.float32)
+        for gi in range(groups):
+            gemm_kernel.gemm_rows(w2[gi * og:(gi + 1) * og], buf,
+                                  xoff[gi * cg:(gi + 1) * cg].reshape(-1), cols,
+                                  prod[gi * og:(gi + 1) * og])
         block = res[s0:s0 + m]
         crop(prod, block, s, ws, bias, lo, hi, tie)
         if clamp is None:

@@ -6,8 +6,8 @@ offsets (kernels/cpu/conv.py, ``flat_windows``), so with the offsets as a table
 the block is never written; and OpenBLAS runs the convolutions of small CNNs
 (16-64 output channels, K = 27-576) at 40-70 GFLOP/s on one core where this
 kernel runs near the core's FMA peak (~100): it keeps an MR x (NR * VW) block of
-the output in vector registers across the whole K loop, broadcasting W from its
-MR rows as they are (no packed copy; a last partial block reads the last row
+the output in vector registers across the whole K loop (``SHAPES``), broadcasting
+W from its MR rows as they are (no packed copy; a last partial block reads the last row
 again and stores nothing for it) and reading each row of x straight from the
 input.
 
@@ -30,29 +30,40 @@ from .fused_elementwise import numba_available
 
 __all__ = ["available", "gemm_rows"]
 
-MR, NR = 8, 2               # rows of W x vectors of columns held in registers
+# rows of W x vectors of columns held in registers: 8 x 2, or 4 x 4 for at most
+# 4 rows (ResNeXt's groups of 4 output channels: 8 x 2 would compute 8)
+SHAPES = ((8, 2), (4, 4))
 _CHUNK_BYTES = 256 << 10    # operand columns per chunk (every row block reads them)
 _STATE = {}
 
 
-def _ir(vw, opaque):
-    """The kernel's IR text for ``vw``-lane vectors (``opaque``: LLVM >= 15
-    intrinsic names for pointers).  Loops: chunks of ``cb`` column blocks
-    (lc), row blocks (ob), the chunk's column blocks (lb), K."""
+def _declarations(vw, opaque):
     v = "<%d x float>" % vw
     mask_t = "<%d x i1>" % vw
     sfx = "p0" if opaque else "p0v%df32" % vw
-    blk = NR * vw
-    out = [
+    return "\n".join([
         "declare %s @llvm.fma.v%df32(%s, %s, %s)" % (v, vw, v, v, v),
         "declare %s @llvm.masked.load.v%df32.%s(%s*, i32, %s, %s)" % (v, vw, sfx, v, mask_t, v),
-        "declare void @llvm.masked.store.v%df32.%s(%s, %s*, i32, %s)" % (vw, sfx, v, v, mask_t),
-        "define void @gemm_rows(float* noalias %W, float* noalias %X, i64* noalias %xoff,"
+        "declare void @llvm.masked.store.v%df32.%s(%s, %s*, i32, %s)" % (vw, sfx, v, v, mask_t)])
+
+
+def _ir(vw, opaque, mr, nr):
+    """The IR text of kernel ``gemm_rows_<mr>x<nr>`` (an mr x nr * vw block in
+    registers) for ``vw``-lane vectors (``opaque``: LLVM >= 15 intrinsic names for
+    pointers).  Loops: chunks of ``cb`` column blocks (lc), row blocks (ob), the
+    chunk's column blocks (lb), K."""
+    v = "<%d x float>" % vw
+    mask_t = "<%d x i1>" % vw
+    sfx = "p0" if opaque else "p0v%df32" % vw
+    blk = nr * vw
+    out = [
+        "define void @gemm_rows_%dx%d(float* noalias %%W," % (mr, nr) +
+        " float* noalias %X, i64* noalias %xoff,"
         " float* noalias %C, i64 %K, i64 %ldc, i64 %nrows, i64 %nl, i64 %acc_in, i64 %cb,"
         " i64 %ldw) {",
         "entry:",
-        "  %nob0 = add i64 %nrows, " + str(MR - 1),
-        "  %nob = udiv i64 %nob0, " + str(MR),
+        "  %nob0 = add i64 %nrows, " + str(mr - 1),
+        "  %nob = udiv i64 %nob0, " + str(mr),
         "  %lastrow = sub i64 %nrows, 1",
         "  %nfull = udiv i64 %nl, " + str(blk),
         "  %rem = urem i64 %nl, " + str(blk),
@@ -69,9 +80,9 @@ def _ir(vw, opaque):
         "  br label %ob_head",
         "ob_head:",
         "  %ob = phi i64 [0, %lc_head], [%ob.next, %lb_done]",
-        "  %orow = mul i64 %ob, " + str(MR),
+        "  %orow = mul i64 %ob, " + str(mr),
     ]
-    for i in range(MR):        # the row block's rows: past the last, read the last, store nothing
+    for i in range(mr):        # the row block's rows: past the last, read the last, store nothing
         out += ["  %%ro%d = add i64 %%orow, %d" % (i, i),
                 "  %%rs%d = mul i64 %%ro%d, %%ldc" % (i, i),
                 "  %%rv%d = icmp ult i64 %%ro%d, %%nrows" % (i, i),
@@ -92,51 +103,51 @@ def _ir(vw, opaque):
         "  %%leftv = shufflevector <%d x i64> %%lefts, <%d x i64> undef, <%d x i32> zeroinitializer"
         % (vw, vw, vw),
     ]
-    for j in range(NR):
+    for j in range(nr):
         lane_ids = ", ".join("i64 %d" % (j * vw + t) for t in range(vw))
         out.append("  %%m%d = icmp ult <%d x i64> <%s>, %%leftv" % (j, vw, lane_ids))
-    for i in range(MR):        # this block's output addresses and masks
+    for i in range(mr):        # this block's output addresses and masks
         out.append("  %%co%d = add i64 %%rs%d, %%l" % (i, i))
-        for j in range(NR):
+        for j in range(nr):
             c = "%d_%d" % (i, j)
             out += ["  %%mm%s = and %s %%m%d, %%rvv%d" % (c, mask_t, j, i),
                     "  %%ci%s = add i64 %%co%d, %d" % (c, i, j * vw),
                     "  %%cf%s = getelementptr float, float* %%C, i64 %%ci%s" % (c, c),
                     "  %%cp%s = bitcast float* %%cf%s to %s*" % (c, c, v)]
     out += ["  br i1 %acc, label %load_c, label %k_pre", "load_c:"]
-    for i in range(MR):
-        for j in range(NR):
+    for i in range(mr):
+        for j in range(nr):
             c = "%d_%d" % (i, j)
             out.append("  %%c0%s = call %s @llvm.masked.load.v%df32.%s(%s* %%cp%s, i32 4, %s %%mm%s,"
                        " %s zeroinitializer)" % (c, v, vw, sfx, v, c, mask_t, c, v))
     out += ["  br label %k_pre", "k_pre:"]
-    for i in range(MR):
-        for j in range(NR):
+    for i in range(mr):
+        for j in range(nr):
             c = "%d_%d" % (i, j)
             out.append("  %%s%s = phi %s [zeroinitializer, %%lb_head], [%%c0%s, %%load_c]"
                        % (c, v, c))
     out += ["  br label %k_loop", "k_loop:",
             "  %k = phi i64 [0, %k_pre], [%k.next, %k_loop]"]
-    for i in range(MR):
-        for j in range(NR):
+    for i in range(mr):
+        for j in range(nr):
             c = "%d_%d" % (i, j)
             out.append("  %%a%s = phi %s [%%s%s, %%k_pre], [%%n%s, %%k_loop]" % (c, v, c, c))
     out += ["  %offp = getelementptr i64, i64* %xoff, i64 %k",
             "  %off = load i64, i64* %offp",
             "  %xo = add i64 %off, %l",
             "  %xp = getelementptr float, float* %X, i64 %xo"]
-    for j in range(NR):
+    for j in range(nr):
         out += ["  %%xf%d = getelementptr float, float* %%xp, i64 %d" % (j, j * vw),
                 "  %%xv%d = bitcast float* %%xf%d to %s*" % (j, j, v),
                 "  %%x%d = call %s @llvm.masked.load.v%df32.%s(%s* %%xv%d, i32 4, %s %%m%d,"
                 " %s zeroinitializer)" % (j, v, vw, sfx, v, j, mask_t, j, v)]
-    for i in range(MR):
+    for i in range(mr):
         out += ["  %%wp%d = getelementptr float, float* %%wrow%d, i64 %%k" % (i, i),
                 "  %%w%d = load float, float* %%wp%d" % (i, i),
                 "  %%we%d = insertelement %s undef, float %%w%d, i32 0" % (i, v, i),
                 "  %%ws%d = shufflevector %s %%we%d, %s undef, <%d x i32> zeroinitializer"
                 % (i, v, i, v, vw)]
-        for j in range(NR):
+        for j in range(nr):
             c = "%d_%d" % (i, j)
             out.append("  %%n%s = call %s @llvm.fma.v%df32(%s %%ws%d, %s %%x%d, %s %%a%s)"
                        % (c, v, vw, v, i, v, j, v, c))
@@ -144,8 +155,8 @@ def _ir(vw, opaque):
             "  %kc = icmp ult i64 %k.next, %K",
             "  br i1 %kc, label %k_loop, label %k_done",
             "k_done:"]
-    for i in range(MR):
-        for j in range(NR):
+    for i in range(mr):
+        for j in range(nr):
             c = "%d_%d" % (i, j)
             out.append("  call void @llvm.masked.store.v%df32.%s(%s %%n%s, %s* %%cp%s, i32 4, %s %%mm%s)"
                        % (vw, sfx, v, c, v, c, mask_t, c))
@@ -166,7 +177,7 @@ def _ir(vw, opaque):
 
 
 def _compile():
-    """(ctypes function, vector lanes) for this host, or None."""
+    """({(mr, nr): ctypes function}, vector lanes) for this host, or None."""
     if os.environ.get("SAMPAN_GEMM_KERNEL", "1") == "0" or not numba_available():
         return None
     try:
@@ -180,15 +191,18 @@ def _compile():
             vw = 8
         else:
             return None
-        module = llvm.parse_assembly(_ir(vw, llvm.llvm_version_info[0] >= 15))
+        opaque = llvm.llvm_version_info[0] >= 15
+        module = llvm.parse_assembly("\n".join(
+            [_declarations(vw, opaque)] + [_ir(vw, opaque, mr, nr) for mr, nr in SHAPES]))
         module.verify()
         machine = llvm.Target.from_default_triple().create_target_machine(
             cpu=llvm.get_host_cpu_name(), features=features.flatten(), opt=3)
         engine = llvm.create_mcjit_compiler(module, machine)
         engine.finalize_object()
         ptr, i64 = ctypes.c_void_p, ctypes.c_int64
-        fn = ctypes.CFUNCTYPE(None, ptr, ptr, ptr, ptr, i64, i64, i64, i64, i64, i64, i64)(
-            engine.get_function_address("gemm_rows"))
+        proto = ctypes.CFUNCTYPE(None, ptr, ptr, ptr, ptr, i64, i64, i64, i64, i64, i64, i64)
+        fn = {shape: proto(engine.get_function_address("gemm_rows_%dx%d" % shape))
+              for shape in SHAPES}
     except Exception:           # no llvmlite, or one that cannot build this IR
         return None
     _STATE["engine"] = (engine, module)     # the code lives as long as the engine
@@ -212,7 +226,7 @@ def gemm_rows(w, x, xoff, nl, out, accumulate=False, chunk=None):
     if not available():
         raise RuntimeError("gemm_rows: the GEMM kernel is not available on this host "
                            "(check gemm_kernel.available() first)")
-    fn, vw = _STATE["fn"]
+    fns, vw = _STATE["fn"]
     if w.ndim != 2 or w.dtype != np.float32 or w.strides[1] != 4 or x.dtype != np.float32 \
             or not x.flags.c_contiguous or xoff.dtype != np.int64 or \
             xoff.shape != (w.shape[1],) or not xoff.flags.c_contiguous:
@@ -234,8 +248,9 @@ def gemm_rows(w, x, xoff, nl, out, accumulate=False, chunk=None):
     if int(xoff.min()) < 0 or int(xoff.max()) + nl > x.size:
         raise ValueError("gemm_rows: row offsets %d..%d with %d columns pass the operand's "
                          "%d elements" % (xoff.min(), xoff.max(), nl, x.size))
+    mr, nr = SHAPES[1] if o <= SHAPES[1][0] else SHAPES[0]
     if chunk is None:           # column blocks whose operand rows stay in L2 for every row block
-        chunk = max(1, _CHUNK_BYTES // (k * NR * vw * 4))
-    fn(w.ctypes.data, x.ctypes.data, xoff.ctypes.data, out.ctypes.data, k,
+        chunk = max(1, _CHUNK_BYTES // (k * nr * vw * 4))
+    fns[mr, nr](w.ctypes.data, x.ctypes.data, xoff.ctypes.data, out.ctypes.data, k,
        out.strides[0] // 4, o, nl, int(bool(accumulate)), int(chunk), w.strides[0] // 4)
     return out

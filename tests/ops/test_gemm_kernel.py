@@ -88,7 +88,7 @@ def test_switched_off_by_environment():
     assert got == "False"
 
 
-FLAT = {    # name: (x shape, w shape, pads, dilation[, strides])
+FLAT = {    # name: (x shape, w shape, pads, dilation[, strides[, groups]])
     "3x3 same": ((5, 3, 20, 18), (16, 3, 3, 3), ((1, 1), (1, 1)), (1, 1)),
     "3x3, 13 outputs": ((2, 7, 9, 11), (13, 7, 3, 3), ((1, 1), (1, 1)), (1, 1)),
     "asymmetric pad": ((4, 5, 17, 19), (6, 5, 3, 3), ((0, 2), (1, 0)), (1, 1)),
@@ -105,18 +105,22 @@ FLAT = {    # name: (x shape, w shape, pads, dilation[, strides])
                                  (2, 2)),
     "3x3 stride 3, dilated": ((2, 4, 31, 29), (6, 4, 3, 3), ((2, 2), (1, 1)), (2, 2), (3, 3)),
     "3x2 stride (2, 1)": ((2, 3, 13, 9), (7, 3, 3, 2), ((1, 1), (0, 1)), (1, 1), (2, 1)),
+    # grouped: one kernel call per group (groups of 4 outputs: the 4-row kernel)
+    "grouped 8 x 4": ((2, 16, 10, 11), (32, 2, 3, 3), ((1, 1), (1, 1)), (1, 1), (1, 1), 8),
+    "grouped 2 x 12, stride 2": ((2, 6, 15, 14), (24, 3, 3, 3), ((1, 1), (1, 1)), (1, 1),
+                                 (2, 2), 2),
 }
 
 
 def _conv(name, seed, bias=True):
-    xs, ws, pads, dil, strides = (FLAT[name] + ((1, 1),))[:5]
+    xs, ws, pads, dil, strides, groups = (FLAT[name] + ((1, 1), 1)[len(FLAT[name]) - 4:])
     rs = np.random.RandomState(seed)
     x = rs.standard_normal(xs).astype(np.float32)
     w = rs.standard_normal(ws).astype(np.float32)
     b = rs.standard_normal(ws[0]).astype(np.float32) if bias else None
     out = tuple(conv_out(i, k, st, p, d) for i, k, st, p, d
                 in zip(xs[2:], ws[2:], strides, pads, dil))
-    return x, w, b, pads, dil, strides, out
+    return x, w, b, pads, dil, strides, out, groups
 
 
 @pytest.mark.parametrize("name", sorted(FLAT))
@@ -127,23 +131,24 @@ def test_conv_forward_takes_the_flat_kernel(monkeypatch, name, bias):
     real = C.implicit_flat
     monkeypatch.setattr(C, "implicit_flat",
                         lambda *a, **k: calls.append(real(*a, **k)) or calls[-1])
-    x, w, b, pads, dil, strides, out = _conv(name, len(name), bias)
-    got = C.conv_forward(x, w, 1, pads, dil, strides, out, b)
-    want = _direct(x, w, 1, pads, dil, strides, out, b)
+    x, w, b, pads, dil, strides, out, g = _conv(name, len(name), bias)
+    got = C.conv_forward(x, w, g, pads, dil, strides, out, b)
+    want = _direct(x, w, g, pads, dil, strides, out, b)
     assert calls and calls[0] is not None             # the kernel's path, not a fallback
     assert got.dtype == np.float32 and got.shape == want.shape and got.flags.c_contiguous
     assert np.abs(got - want).max() <= 2e-6 * max(np.abs(want).max(), 1.0)
 
 
-@pytest.mark.parametrize("name", ["3x3 same", "asymmetric pad", "dilated", "3x3 stride 2"])
+@pytest.mark.parametrize("name", ["3x3 same", "asymmetric pad", "dilated", "3x3 stride 2",
+                                  "grouped 8 x 4"])
 @pytest.mark.parametrize("act", ["relu", "swish"])
 def test_chunks_of_samples_and_epilogue(monkeypatch, name, act):
     # chunks of one sample; the activation in the crop (relu) or after each chunk
     monkeypatch.setattr(CI, "_CHUNK_BYTES", 1)
     monkeypatch.setattr(CI, "MIN_COLUMNS", 0)
-    x, w, b, pads, dil, strides, out = _conv(name, 3)
-    got = CI.implicit_flat(x, w, pads, dil, out, b, epilogue(act, 0.0, np.float32), strides)
-    want = _direct(x, w, 1, pads, dil, strides, out, b)
+    x, w, b, pads, dil, strides, out, g = _conv(name, 3)
+    got = CI.implicit_flat(x, w, pads, dil, out, b, epilogue(act, 0.0, np.float32), strides, g)
+    want = _direct(x, w, g, pads, dil, strides, out, b)
     want = np.maximum(want, 0) if act == "relu" else want / (1 + np.exp(-want))
     assert np.abs(got - want).max() <= 2e-6 * np.abs(want).max()
     assert not (np.signbit(got) & (got == 0)).any()     # relu's +0.0, as np.maximum
@@ -157,8 +162,11 @@ def test_layouts_it_declines():
     assert CI.implicit_flat(x, w3, ((3, 3), (0, 0)), (1, 1), (11, 5), None) is None
     # 1x1 layers stay with BLAS, strided or not
     one = np.zeros((8, 4, 1, 1), np.float32)
-    assert not C._implicit_ok(x, one, 1, ((0, 0), (0, 0)), (2, 2), (4, 4))
-    assert C._implicit_ok(x, w3, 1, ((1, 1), (1, 1)), (2, 2), (4, 4))
+    assert not C._implicit_ok(x, one, ((0, 0), (0, 0)), (2, 2), (4, 4))
+    assert C._implicit_ok(x, w3, ((1, 1), (1, 1)), (2, 2), (4, 4))
+    # depthwise layers have their own kernels
+    assert not C._implicit_ok(x, np.zeros((4, 1, 3, 3), np.float32), ((1, 1), (1, 1)),
+                              (1, 1), (7, 7))
     # where it does not pay: few columns, or weights too big
     assert CI.implicit_flat(x, w3, ((1, 1), (1, 1)), (1, 1), (7, 7), None) is None
     big = np.zeros((2, 16, 32, 32), np.float32)
@@ -172,7 +180,7 @@ def test_layouts_it_declines():
 def test_clamp_epilogue_runs_in_the_crop(monkeypatch, act, bounds):
     # relu/relu6 without a residual are applied by the crop: the epilogue is not called
     monkeypatch.setattr(CI, "MIN_COLUMNS", 0)
-    x, w, b, pads, dil, _, out = _conv("3x3 same", 7)
+    x, w, b, pads, dil, _, out, _ = _conv("3x3 same", 7)
     fn = epilogue(act, 0.0, np.float32)
     calls = []
     wrapped = lambda *a: calls.append(1) or fn(*a)       # noqa: E731
