@@ -26,8 +26,6 @@ residual, other activations) runs on the chunk after it.  Before: pad copy,
 im2col copy (K x columns), BLAS GEMM, crop copy; after: pad (or phase) copy,
 kernel, crop.
 """
-import math
-
 import numpy as np
 
 from . import gemm_kernel
