@@ -176,8 +176,9 @@ def _ir(vw, opaque, mr, nr):
     return "\n".join(out)
 
 
-def _compile():
-    """({(mr, nr): ctypes function}, vector lanes) for this host, or None."""
+def _compile(lanes=None):
+    """({(mr, nr): ctypes function}, vector lanes) for this host, or None
+    (``lanes``: 8 or 16 instead of the widest the host has, for tests)."""
     if os.environ.get("SAMPAN_GEMM_KERNEL", "1") == "0" or not numba_available():
         return None
     try:
@@ -191,6 +192,7 @@ def _compile():
             vw = 8
         else:
             return None
+        vw = min(vw, lanes or vw)
         opaque = llvm.llvm_version_info[0] >= 15
         module = llvm.parse_assembly("\n".join(
             [_declarations(vw, opaque)] + [_ir(vw, opaque, mr, nr) for mr, nr in SHAPES]))
@@ -205,8 +207,8 @@ def _compile():
               for shape in SHAPES}
     except Exception:           # no llvmlite, or one that cannot build this IR
         return None
-    _STATE["engine"] = (engine, module)     # the code lives as long as the engine
-    return fn, vw
+    _STATE.setdefault("engines", []).append((engine, module))   # the code lives as long
+    return fn, vw                                               # as its engine
 
 
 def available():

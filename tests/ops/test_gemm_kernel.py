@@ -50,6 +50,19 @@ def test_gemm_rows_matches_float64(o, k, nl, overlap, chunk):
     assert np.abs(out[:o, :nl] - 2 * want).max() <= 2 * tol
 
 
+def test_eight_lane_kernels(monkeypatch):
+    # the AVX2 build of the same IR (8-lane vectors), run on this host
+    eight = G._compile(lanes=8)
+    assert eight is not None and eight[1] == 8
+    monkeypatch.setitem(G._STATE, "fn", eight)
+    for o, k, nl in [(3, 5, 37), (13, 27, 100), (8, 9, 16)]:
+        w, x, xoff, want = _product(o, k, nl, seed=k)
+        out = np.full((o, nl + 3), 7.0, np.float32)
+        G.gemm_rows(w, x, xoff, nl, out)
+        assert np.abs(out[:, :nl] - want).max() <= 1e-4 * max(1.0, np.abs(want).max())
+        assert (out[:, nl:] == 7).all()
+
+
 def test_strided_weight_rows_and_output_rows():
     # w and out as row ranges of bigger arrays (row strides past their widths)
     w, x, xoff, want = _product(11, 6, 40)
