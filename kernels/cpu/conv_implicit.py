@@ -39,11 +39,10 @@ __all__ = ["usable", "implicit_flat"]
 # computed columns over kept ones above which a flat layout's padding columns
 # cost more than the kernel saves
 MAX_WASTE = 1.4
-# where the kernel pays: weights it reads from L2 and enough columns; a 512 ->
-# 512 3x3 layer (9 MB of weights) on a 7x7 map ran 2x slower than im2col + BLAS
-# (with a packed copy of the weights), 3x3 and 5x5 layers of GoogLeNet and the
-# W6 CNN (up to 300 KB, thousands of columns) 1.3-2.5x faster
-MAX_WEIGHT_BYTES = 512 << 10
+# where the kernel pays: enough columns, and weights up to 2.5 MB (measured at
+# batch 16 against im2col + BLAS: 0.70-0.89x the time up to AlexNet's and
+# Inception's 1.2-2.3 MB layers, 1.0x for 5-9 MB, 1.18x for a 4.6 MB stride-2 one)
+MAX_WEIGHT_BYTES = 2560 << 10
 MIN_COLUMNS = 512
 # samples per kernel call: as many as keep the chunk's flat input and product
 # (channels + output rows) x columns this small
