@@ -43,6 +43,11 @@ MAX_WASTE = 1.4
 # batch 16 against im2col + BLAS: 0.70-0.89x the time up to AlexNet's and
 # Inception's 1.2-2.3 MB layers, 1.0x for 5-9 MB, 1.18x for a 4.6 MB stride-2 one)
 MAX_WEIGHT_BYTES = 2560 << 10
+# and enough work for its fixed costs (layout, offsets, one call per group):
+# below 2 MFLOP a layer ran up to 1.3x slower; grouped layers want 512 columns
+# (32 groups on 14x14 maps: 1.4x slower), ungrouped ones on 7x7 maps at batch 1
+# ran 0.77-0.92x BLAS's time
+MIN_FLOPS = 2e6
 MIN_COLUMNS = 512
 # samples per kernel call: as many as keep the chunk's flat input and product
 # (channels + output rows) x columns this small
@@ -150,7 +155,8 @@ def implicit_flat(x, w, pads, dil, out, bias, epilogue=None, strides=(1, 1), gro
         return None
     s, ws, lead, taps, regions, nreg, fill = layout
     if s > MAX_WASTE * ho * wo or o * w[0].size * 4 > MAX_WEIGHT_BYTES or \
-            n * s < MIN_COLUMNS:
+            2 * o * w[0].size * n * ho * wo < MIN_FLOPS or \
+            (groups > 1 and n * s < MIN_COLUMNS):
         return None
     w2 = np.ascontiguousarray(w.reshape(o, -1))
     og, cg = o // groups, c // groups

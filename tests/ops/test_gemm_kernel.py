@@ -140,6 +140,7 @@ def _conv(name, seed, bias=True):
 @pytest.mark.parametrize("bias", [False, True])
 def test_conv_forward_takes_the_flat_kernel(monkeypatch, name, bias):
     monkeypatch.setattr(CI, "MIN_COLUMNS", 0)        # small layers take it too here
+    monkeypatch.setattr(CI, "MIN_FLOPS", 0)
     calls = []
     real = C.implicit_flat
     monkeypatch.setattr(C, "implicit_flat",
@@ -159,6 +160,7 @@ def test_chunks_of_samples_and_epilogue(monkeypatch, name, act):
     # chunks of one sample; the activation in the crop (relu) or after each chunk
     monkeypatch.setattr(CI, "_CHUNK_BYTES", 1)
     monkeypatch.setattr(CI, "MIN_COLUMNS", 0)
+    monkeypatch.setattr(CI, "MIN_FLOPS", 0)
     x, w, b, pads, dil, strides, out, g = _conv(name, 3)
     got = CI.implicit_flat(x, w, pads, dil, out, b, epilogue(act, 0.0, np.float32), strides, g)
     want = _direct(x, w, g, pads, dil, strides, out, b)
@@ -180,8 +182,13 @@ def test_layouts_it_declines():
     # depthwise layers have their own kernels
     assert not C._implicit_ok(x, np.zeros((4, 1, 3, 3), np.float32), ((1, 1), (1, 1)),
                               (1, 1), (7, 7))
-    # where it does not pay: few columns, or weights too big
+    # where it does not pay: little work, a grouped layer with few columns, weights too big
     assert CI.implicit_flat(x, w3, ((1, 1), (1, 1)), (1, 1), (7, 7), None) is None
+    xg = np.zeros((1, 64, 14, 14), np.float32)
+    wg = np.ones((128, 2, 3, 3), np.float32)
+    assert CI.implicit_flat(xg, wg, ((1, 1), (1, 1)), (1, 1), (14, 14), None, groups=32) is None
+    assert CI.implicit_flat(xg, np.ones((128, 64, 3, 3), np.float32), ((1, 1), (1, 1)), (1, 1),
+                            (14, 14), None) is not None
     big = np.zeros((2, 16, 32, 32), np.float32)
     w_big = np.zeros((CI.MAX_WEIGHT_BYTES // (4 * 16 * 9) + 1, 16, 3, 3), np.float32)
     assert CI.implicit_flat(big, w_big, ((1, 1), (1, 1)), (1, 1), (32, 32), None) is None
@@ -193,6 +200,7 @@ def test_layouts_it_declines():
 def test_clamp_epilogue_runs_in_the_crop(monkeypatch, act, bounds):
     # relu/relu6 without a residual are applied by the crop: the epilogue is not called
     monkeypatch.setattr(CI, "MIN_COLUMNS", 0)
+    monkeypatch.setattr(CI, "MIN_FLOPS", 0)
     x, w, b, pads, dil, _, out, _ = _conv("3x3 same", 7)
     fn = epilogue(act, 0.0, np.float32)
     calls = []
