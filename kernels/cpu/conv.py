@@ -14,6 +14,11 @@ extra columns would be over a quarter of the output's width (a 3x3 kernel on
 a 7x7 map: 63 GEMM columns instead of 49, measured 1.5x slower) a large
 convolution takes im2col instead.  Depthwise 3x3, 5x5 and 7x7 layers run
 numba's compiled kernels where numba is present (kernels/cpu/depthwise.py).
+Where the GEMM kernel of kernels/cpu/gemm_kernel.py is available, float32 2-D
+forward layers other than 1x1 and depthwise ones (any stride, grouped or not)
+take it instead, reading their windows from the input through an offset table
+(kernels/cpu/conv_implicit.py; ``_implicit_ok`` and that module's thresholds
+say which); gradients stay on im2col.
 """
 import functools
 import itertools
