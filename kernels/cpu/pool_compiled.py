@@ -19,7 +19,7 @@ row, then the window's columns, the kernel offsets in that path's order
 one read of the input instead of two or three passes over full-size arrays:
 1.3-2.6x faster on inputs over ``ROWS_MIN_BYTES`` (a 16x64x112x112 3x3/2 max
 pool 16.3 -> 6.2 ms, a 16x192x35x35 3x3/1 sum 11.5 -> 7.6 ms); below that
-numpy's passes stay in cache and are as fast or faster.
+numpy's passes are faster (the loop's set-up costs tens of microseconds).
 
 Their loops index with unsigned integers (numba's wrap-around of negative
 signed indices kept the strided and shifted reads scalar): a 16x64x112x112
@@ -88,7 +88,10 @@ def max_pool_2x2(x, geo):
     return out
 
 
-ROWS_MIN_BYTES = 2 << 20
+# numpy's passes are faster below this (tens of us of set-up: 8x8 maps 14 -> 22 us);
+# from 128 KB the loop nest is as fast or faster (GoogLeNet's and Inception's
+# pools at batch 1: 7x7 to 35x35 maps, 160 KB to 1.4 MB, 0.66-0.85x the time)
+ROWS_MIN_BYTES = 128 << 10
 
 
 def _sum(a, b):
