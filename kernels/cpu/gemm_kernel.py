@@ -5,21 +5,22 @@ Why: a convolution's im2col block is rows of one padded input read at shifted
 offsets (kernels/cpu/conv.py, ``flat_windows``), so with the offsets as a table
 the block is never written; and OpenBLAS runs the convolutions of small CNNs
 (16-64 output channels, K = 27-576) at 40-70 GFLOP/s on one core where this
-kernel runs near the core's FMA peak (~100): it keeps an MR x (NR * VW) block of
-the output in vector registers across the whole K loop (``SHAPES``), broadcasting
-W from its MR rows as they are (no packed copy; a last partial block reads the last row
-again and stores nothing for it) and reading each row of x straight from the
-input.
+kernel runs near the core's FMA peak (~100): it keeps an MR x (NR * VW) block
+of the output in vector registers across the whole K loop (``SHAPES``),
+broadcasting W from its MR rows as they are (no packed copy; a last partial
+block reads the last row again and stores nothing for it) and reading each row
+of x straight from the input.
 
-The kernel is LLVM IR written here and compiled once per process by llvmlite
-(numba's code generator; the optional ``fast`` extra) for the host CPU: 16-lane
-vectors where AVX-512 is present, else 8 (AVX2 + FMA); elsewhere, without
-llvmlite, or with ``SAMPAN_NUMBA=0``, ``available()`` is False and callers keep
-their BLAS path.  Loops: chunks of column blocks (as many as keep their x rows
-in L2, ``_CHUNK_BYTES``), row blocks of MR, the chunk's column blocks of NR
-vectors, K innermost; the last partial column block uses masked loads and
-stores, so no read or write passes ``nl`` columns or ``O`` rows.  Sums are FMAs in k order (rounding as a
-BLAS kernel's, not numpy's pairwise sums).
+The kernel is LLVM IR written here and compiled once per process (~0.2 s) by
+llvmlite (numba's code generator; the optional ``fast`` extra) for the host
+CPU: 16-lane vectors where AVX-512 is present, else 8 (AVX2 + FMA); elsewhere,
+without llvmlite, or with ``SAMPAN_NUMBA=0`` or ``SAMPAN_GEMM_KERNEL=0``,
+``available()`` is False and callers keep their BLAS path.  Loops: chunks of
+column blocks (as many as keep their x rows in L2, ``_CHUNK_BYTES``), row
+blocks of MR, the chunk's column blocks of NR vectors, K innermost; the last
+partial column block uses masked loads and stores, so no read or write passes
+``nl`` columns or ``O`` rows.  Sums are FMAs in k order (rounding as a BLAS
+kernel's, not numpy's pairwise sums).
 """
 import ctypes
 import os
@@ -118,8 +119,8 @@ def _ir(vw, opaque, mr, nr):
     for i in range(mr):
         for j in range(nr):
             c = "%d_%d" % (i, j)
-            out.append("  %%c0%s = call %s @llvm.masked.load.v%df32.%s(%s* %%cp%s, i32 4, %s %%mm%s,"
-                       " %s zeroinitializer)" % (c, v, vw, sfx, v, c, mask_t, c, v))
+            out.append("  %%c0%s = call %s @llvm.masked.load.v%df32.%s(%s* %%cp%s, i32 4, "
+                       "%s %%mm%s, %s zeroinitializer)" % (c, v, vw, sfx, v, c, mask_t, c, v))
     out += ["  br label %k_pre", "k_pre:"]
     for i in range(mr):
         for j in range(nr):
@@ -158,8 +159,8 @@ def _ir(vw, opaque, mr, nr):
     for i in range(mr):
         for j in range(nr):
             c = "%d_%d" % (i, j)
-            out.append("  call void @llvm.masked.store.v%df32.%s(%s %%n%s, %s* %%cp%s, i32 4, %s %%mm%s)"
-                       % (vw, sfx, v, c, v, c, mask_t, c))
+            out.append("  call void @llvm.masked.store.v%df32.%s(%s %%n%s, %s* %%cp%s, i32 4, "
+                       "%s %%mm%s)" % (vw, sfx, v, c, v, c, mask_t, c))
     out += ["  %lb.next = add i64 %lb, 1",
             "  %lbc = icmp ult i64 %lb.next, %lc1",
             "  br i1 %lbc, label %lb_head, label %lb_done",
