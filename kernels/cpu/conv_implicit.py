@@ -79,6 +79,48 @@ def _crop_bias(src, dst, s, ws, bias, lo, hi, tie):
                     d[x] = v
 
 
+def _fill_flat(xs, rows, lead, s, ws):
+    """rows[c, lead + n * s + y * ws + x] = xs[n, c, y, x] (the stride-1 layout)."""
+    m, c, h, wd = xs.shape
+    uwd = _U(wd)
+    for ch in range(c):
+        r = rows[ch]
+        for n in range(m):
+            for y in range(h):
+                src = xs[n, ch, y]
+                base = _U(lead + n * s + y * ws)
+                for x in range(uwd):
+                    r[base + x] = src[x]
+
+
+def _fill_phases(xs, rows, region, s, wq, pt, pl):
+    """Input pixel (y, x) of sample n, channel c into its stride phase's plane
+    (``region[p, q]``, -1 where no tap reads that phase) at (Y, X): padded row
+    y + pt = Y * sh + p, column x + pl = X * sw + q."""
+    m, c, h, wd = xs.shape
+    sh, sw = region.shape
+    nreg = rows.shape[0] // c
+    for ch in range(c):
+        for n in range(m):
+            for y in range(h):
+                p = (y + pt) % sh
+                big_y = (y + pt) // sh
+                src = xs[n, ch, y]
+                for q in range(sw):
+                    r = region[p, q]
+                    if r < 0:
+                        continue
+                    x0 = (q - pl) % sw                  # first x in phase q
+                    if x0 >= wd:
+                        continue
+                    dst = rows[ch * nreg + r]
+                    base = _U(n * s + big_y * wq + (x0 + pl) // sw)
+                    cnt = _U((wd - x0 + sw - 1) // sw)
+                    ux0, usw = _U(x0), _U(sw)
+                    for i in range(cnt):
+                        dst[base + i] = src[ux0 + i * usw]
+
+
 def _shared_padding(x, w, pads, dil, out):
     """The stride-1 layout (module docstring) of ``x``: (sample stride s, row
     stride ws, lead, tap offsets (kh * kw,), fill(grid_rows, xs, m)), or None."""
@@ -98,6 +140,10 @@ def _shared_padding(x, w, pads, dil, out):
 
     def fill(rows, xs, m):                       # rows: (C, lead + m * s + tail)
         lead = pt * ws + pl                      # zeros before sample 0's first pixel
+        loop = compiled_kernel(_fill_flat)
+        if loop is not None:
+            loop(xs, rows, lead, s, ws)
+            return
         grid = rows[:, lead:lead + m * s].reshape(c, m, h + mv, ws)
         grid[:, :, :h, :wd] = xs.swapaxes(0, 1)
     return s, ws, pt * ws + pl, taps, np.zeros(kh * kw, np.int64), 1, fill
@@ -125,7 +171,15 @@ def _phases(x, w, pads, dil, strides, out):
         src = p + stride * first - pad
         return first, src, max(0, -(-(size - src) // stride))
 
+    table = np.full((sh, sw), -1, np.int64)
+    for (p, q), r in region.items():
+        table[p, q] = r
+
     def fill(rows, xs, m):                       # rows: (C * len(used), m * s + tail)
+        loop = compiled_kernel(_fill_phases)
+        if loop is not None:
+            loop(xs, rows, table, hq * wq, wq, pt, pl)
+            return
         planes = rows.reshape(c, len(used), -1)[:, :, :m * hq * wq].reshape(
             c, len(used), m, hq, wq)
         xt = xs.swapaxes(0, 1)

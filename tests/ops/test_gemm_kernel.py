@@ -209,3 +209,21 @@ def test_clamp_epilogue_runs_in_the_crop(monkeypatch, act, bounds):
     got = CI.implicit_flat(x, w, pads, dil, out, b, wrapped)
     want = np.clip(_direct(x, w, 1, pads, dil, (1, 1), out, b), *bounds)
     assert not calls and np.abs(got - want).max() <= 2e-6 * np.abs(want).max()
+
+
+@pytest.mark.parametrize("name", ["3x3 same", "asymmetric pad", "3x3 stride 2",
+                                  "3x3 stride 3, dilated", "grouped 2 x 12, stride 2"])
+def test_numpy_fills_match_the_compiled_ones(monkeypatch, name):
+    # the layouts' numpy fills (taken if numba cannot compile a fill loop) give the
+    # same buffers as the compiled loops
+    monkeypatch.setattr(CI, "MIN_COLUMNS", 0)
+    monkeypatch.setattr(CI, "MIN_FLOPS", 0)
+    x, w, b, pads, dil, strides, out, g = _conv(name, 5)
+    compiled = CI.implicit_flat(x, w, pads, dil, out, b, None, strides, g)
+    real = CI.compiled_kernel
+    monkeypatch.setattr(CI, "compiled_kernel", lambda fn: None if fn in (
+        CI._fill_flat, CI._fill_phases) else real(fn))
+    by_numpy = CI.implicit_flat(x, w, pads, dil, out, b, None, strides, g)
+    np.testing.assert_array_equal(compiled, by_numpy)
+    want = _direct(x, w, g, pads, dil, strides, out, b)
+    assert np.abs(compiled - want).max() <= 2e-6 * np.abs(want).max()
