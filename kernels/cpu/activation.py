@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from ..registry import kernel, FLOATS
+from .fused_elementwise import compiled_kernel
 from .math import register_unary, norm_cdf
 
 
@@ -51,12 +52,6 @@ def _relu_grad_loop(out, g, dst, z, one):
         dst[i] = g[i] * (one if out[i] > z else z)
 
 
-def _compiled_relu(fn):
-    """The compiled loop ``fn`` or None; decided once (fused_elementwise's cache)."""
-    from .fused_elementwise import compiled_kernel
-    return compiled_kernel(fn)
-
-
 def _flat(*arrays):
     """The arrays flat (views) when they are C-contiguous ndarrays of one float32 or
     float64 dtype and large enough for the compiled loops, else None."""
@@ -72,7 +67,7 @@ def _flat(*arrays):
 
 def _relu(x, dst=None):
     flat = _flat(x) if dst is None else _flat(x, dst)
-    loop = _compiled_relu(_relu_loop) if flat is not None else None
+    loop = compiled_kernel(_relu_loop) if flat is not None else None
     if loop is None:
         return np.maximum(x, 0) if dst is None else np.maximum(x, 0, out=dst)
     if dst is None:
@@ -87,7 +82,7 @@ def _relu_into(x):
 
 def _relu_grad(out, g, dst=None):
     flat = _flat(out, g) if dst is None else _flat(out, g, dst)
-    loop = _compiled_relu(_relu_grad_loop) if flat is not None else None
+    loop = compiled_kernel(_relu_grad_loop) if flat is not None else None
     if loop is None:
         return _mask(out > 0, g) if dst is None else np.multiply(g, out > 0, out=dst)
     if dst is None:
