@@ -29,7 +29,7 @@ import numpy as np
 
 from .fused_elementwise import numba_available
 
-__all__ = ["available", "gemm_rows"]
+__all__ = ["available", "gemm_rows", "block_width", "pack_columns"]
 
 # rows of W x vectors of columns held in registers: 8 x 2, or 4 x 4 for at most
 # 4 rows (ResNeXt's groups of 4 output channels: 8 x 2 would compute 8)
@@ -58,10 +58,10 @@ def _ir(vw, opaque, mr, nr):
     sfx = "p0" if opaque else "p0v%df32" % vw
     blk = nr * vw
     out = [
-        "define void @gemm_rows_%dx%d(float* noalias %%W," % (mr, nr) +
+        "define internal void @core_%dx%d(float* noalias %%W," % (mr, nr) +
         " float* noalias %X, i64* noalias %xoff,"
         " float* noalias %C, i64 %K, i64 %ldc, i64 %nrows, i64 %nl, i64 %acc_in, i64 %cb,"
-        " i64 %ldw) {",
+        " i64 %ldw, i64 %kstr, i64 %cbs) {",
         "entry:",
         "  %nob0 = add i64 %nrows, " + str(mr - 1),
         "  %nob = udiv i64 %nob0, " + str(mr),
@@ -99,6 +99,7 @@ def _ir(vw, opaque, mr, nr):
         "  %lb = phi i64 [%lc0, %ob_head], [%lb.next, %k_done]",
         "  %tail = icmp eq i64 %lb, %nfull",
         "  %l = mul i64 %lb, " + str(blk),
+        "  %lx = mul i64 %lb, %cbs",
         "  %left = select i1 %tail, i64 %rem, i64 " + str(blk),
         "  %%lefts = insertelement <%d x i64> undef, i64 %%left, i32 0" % vw,
         "  %%leftv = shufflevector <%d x i64> %%lefts, <%d x i64> undef, <%d x i32> zeroinitializer"
@@ -133,9 +134,10 @@ def _ir(vw, opaque, mr, nr):
         for j in range(nr):
             c = "%d_%d" % (i, j)
             out.append("  %%a%s = phi %s [%%s%s, %%k_pre], [%%n%s, %%k_loop]" % (c, v, c, c))
-    out += ["  %offp = getelementptr i64, i64* %xoff, i64 %k",
+    out += ["  %wk = mul i64 %k, %kstr",
+            "  %offp = getelementptr i64, i64* %xoff, i64 %k",
             "  %off = load i64, i64* %offp",
-            "  %xo = add i64 %off, %l",
+            "  %xo = add i64 %off, %lx",
             "  %xp = getelementptr float, float* %X, i64 %xo"]
     for j in range(nr):
         out += ["  %%xf%d = getelementptr float, float* %%xp, i64 %d" % (j, j * vw),
@@ -143,7 +145,7 @@ def _ir(vw, opaque, mr, nr):
                 "  %%x%d = call %s @llvm.masked.load.v%df32.%s(%s* %%xv%d, i32 4, %s %%m%d,"
                 " %s zeroinitializer)" % (j, v, vw, sfx, v, j, mask_t, j, v)]
     for i in range(mr):
-        out += ["  %%wp%d = getelementptr float, float* %%wrow%d, i64 %%k" % (i, i),
+        out += ["  %%wp%d = getelementptr float, float* %%wrow%d, i64 %%wk" % (i, i),
                 "  %%w%d = load float, float* %%wp%d" % (i, i),
                 "  %%we%d = insertelement %s undef, float %%w%d, i32 0" % (i, v, i),
                 "  %%ws%d = shufflevector %s %%we%d, %s undef, <%d x i32> zeroinitializer"
@@ -174,7 +176,36 @@ def _ir(vw, opaque, mr, nr):
             "exit:",
             "  ret void",
             "}"]
-    return "\n".join(out)
+    return "\n".join(out + _batch_ir(mr, nr))
+
+
+def _batch_ir(mr, nr):
+    """``gemm_rows_<mr>x<nr>``: the core over ``nb`` problems whose W, X and C
+    start ``wbs``, ``xbs`` and ``obs`` floats apart (one offset table)."""
+    args = ["float* %W", "float* %X", "i64* %xoff", "float* %C"] + \
+        ["i64 %%%s" % a for a in ("K", "ldc", "nrows", "nl", "acc", "cb", "ldw", "kstr", "cbs",
+                                  "nb", "wbs", "xbs", "obs")]
+    return [
+        "define void @gemm_rows_%dx%d(%s) {" % (mr, nr, ", ".join(args)),
+        "entry:",
+        "  br label %head",
+        "head:",
+        "  %b = phi i64 [0, %entry], [%b.next, %head]",
+        "  %wo = mul i64 %b, %wbs",
+        "  %xo = mul i64 %b, %xbs",
+        "  %co = mul i64 %b, %obs",
+        "  %wb = getelementptr float, float* %W, i64 %wo",
+        "  %xb = getelementptr float, float* %X, i64 %xo",
+        "  %cb_ = getelementptr float, float* %C, i64 %co",
+        "  call void @core_%dx%d(float* %%wb, float* %%xb, i64* %%xoff, float* %%cb_, i64 %%K, "
+        "i64 %%ldc, i64 %%nrows, i64 %%nl, i64 %%acc, i64 %%cb, i64 %%ldw, i64 %%kstr, "
+        "i64 %%cbs)" % (mr, nr),
+        "  %b.next = add i64 %b, 1",
+        "  %more = icmp ult i64 %b.next, %nb",
+        "  br i1 %more, label %head, label %exit",
+        "exit:",
+        "  ret void",
+        "}"]
 
 
 def _compile(lanes=None):
@@ -203,7 +234,7 @@ def _compile(lanes=None):
         engine = llvm.create_mcjit_compiler(module, machine)
         engine.finalize_object()
         ptr, i64 = ctypes.c_void_p, ctypes.c_int64
-        proto = ctypes.CFUNCTYPE(None, ptr, ptr, ptr, ptr, i64, i64, i64, i64, i64, i64, i64)
+        proto = ctypes.CFUNCTYPE(None, ptr, ptr, ptr, ptr, *(i64,) * 13)
         fn = {shape: proto(engine.get_function_address("gemm_rows_%dx%d" % shape))
               for shape in SHAPES}
     except Exception:           # no llvmlite, or one that cannot build this IR
@@ -219,41 +250,89 @@ def available():
     return _STATE["fn"] is not None
 
 
-def gemm_rows(w, x, xoff, nl, out, accumulate=False, chunk=None):
+def block_width():
+    """Columns of one block of a packed operand (``gemm_rows(..., packed=True)``):
+    the NR vectors of the 8-row tile (32 with AVX-512, 16 with AVX2)."""
+    if not available():
+        raise RuntimeError("gemm_rows: the GEMM kernel is not available on this host "
+                           "(check gemm_kernel.available() first)")
+    return SHAPES[0][1] * _STATE["fn"][1]
+
+
+def gemm_rows(w, x, xoff, nl, out, accumulate=False, chunk=None, packed=False):
     """``out[:O, :nl] (+)= w @ rows``, row k of the operand being ``x.flat[xoff[k]:
-    xoff[k] + nl]``.  ``w``: float32 (O, K), unit column stride (rows may be
-    strided); ``x``: a C-contiguous float32 array; ``xoff``: int64 offsets (K,);
-    ``out``: float32 (>= O, >= nl), unit column stride.  Nothing outside
-    ``out[:O, :nl]`` is written.  Every offset is checked against ``x``'s size
-    first: the kernel reads raw memory."""
+    xoff[k] + nl]``.  ``w``: float32 (O, K), any non-negative element strides;
+    ``x``: a C-contiguous float32 array; ``xoff``: int64 offsets (K,); ``out``:
+    float32 (>= O, >= nl), unit column stride.  Nothing outside ``out[:O, :nl]``
+    is written.  Every offset is checked against ``x``'s size first: the kernel
+    reads raw memory.
+
+    ``packed``: ``x`` is (nblocks, R, B) with ``B = block_width()``, columns in
+    blocks of B: column j of row k is ``x[j // B].flat[xoff[k] + j % B]``, so a
+    column block's K rows are one contiguous run when ``xoff[k] = k * B`` (the
+    layout of a constant operand packed once: ``pack_columns``).
+
+    Batched: ``w`` (N, O, K), ``x`` (N, ...) and ``out`` (N, >= O, >= nl) are N
+    problems sharing the offsets (one call into the kernel)."""
     if not available():
         raise RuntimeError("gemm_rows: the GEMM kernel is not available on this host "
                            "(check gemm_kernel.available() first)")
     fns, vw = _STATE["fn"]
-    if w.ndim != 2 or w.dtype != np.float32 or w.strides[1] != 4 or x.dtype != np.float32 \
+    batched = w.ndim == 3
+    if w.ndim not in (2, 3) or w.dtype != np.float32 or min(w.strides) < 0 or \
+            any(st % 4 for st in w.strides) or x.dtype != np.float32 \
             or not x.flags.c_contiguous or xoff.dtype != np.int64 or \
-            xoff.shape != (w.shape[1],) or not xoff.flags.c_contiguous:
-        raise ValueError("gemm_rows: operands must be float32 (w: 2-D with unit column "
-                         "stride, x: contiguous) and int64 offsets of length K=%d; got w %s "
-                         "%s, x %s, offsets %s %s" % (w.shape[-1], w.dtype, w.shape, x.dtype,
-                                                      xoff.dtype, xoff.shape))
-    o, k = w.shape
-    if out.dtype != np.float32 or out.ndim != 2 or out.strides[1] != 4 or \
-            out.shape[0] < o or out.shape[1] < nl:
-        raise ValueError("gemm_rows: out must be float32 (>= %d, >= %d) with unit column "
-                         "stride; got %s %s" % (o, nl, out.dtype, out.shape))
-    if nl <= 0 or o == 0:
+            xoff.shape != (w.shape[-1],) or not xoff.flags.c_contiguous:
+        raise ValueError("gemm_rows: operands must be float32 (w: 2-D or batched 3-D with "
+                         "non-negative strides, x: contiguous) and int64 offsets of length "
+                         "K=%d; got w %s %s, x %s, offsets %s %s"
+                         % (w.shape[-1], w.dtype, w.shape, x.dtype, xoff.dtype, xoff.shape))
+    o, k = w.shape[-2:]
+    nb = w.shape[0] if batched else 1
+    if out.dtype != np.float32 or out.ndim != w.ndim or out.strides[-1] != 4 or \
+            out.shape[-2] < o or out.shape[-1] < nl or min(out.strides) < 0 or \
+            any(st % 4 for st in out.strides) or (batched and out.shape[0] != nb):
+        raise ValueError("gemm_rows: out must be float32 (%s>= %d, >= %d) with unit column "
+                         "stride; got %s %s" % ("%d, " % nb if batched else "", o, nl,
+                                                 out.dtype, out.shape))
+    if batched and (x.ndim < 1 or x.shape[0] != nb):
+        raise ValueError("gemm_rows: a batch of %d products needs x (%d, ...), got x %s"
+                         % (nb, nb, x.shape))
+    xs = x[0] if batched else x          # one problem's operand
+    blk = SHAPES[0][1] * vw
+    if packed and (xs.ndim != 3 or xs.shape[2] != blk or xs.shape[0] * blk < nl):
+        raise ValueError("gemm_rows: a packed operand is (blocks, rows, %d) covering %d "
+                         "columns; got %s" % (blk, nl, xs.shape))
+    if nl <= 0 or o == 0 or nb == 0:
         return out
     if k == 0:
         if not accumulate:
-            out[:o, :nl] = 0
+            out[..., :o, :nl] = 0
         return out
-    if int(xoff.min()) < 0 or int(xoff.max()) + nl > x.size:
+    span, limit = (blk, xs[0].size) if packed else (nl, xs.size)
+    if int(xoff.min()) < 0 or int(xoff.max()) + span > limit:
         raise ValueError("gemm_rows: row offsets %d..%d with %d columns pass the operand's "
-                         "%d elements" % (xoff.min(), xoff.max(), nl, x.size))
-    mr, nr = SHAPES[1] if o <= SHAPES[1][0] else SHAPES[0]
+                         "%d elements" % (xoff.min(), xoff.max(), span, limit))
+    mr, nr = SHAPES[1] if o <= SHAPES[1][0] and not packed else SHAPES[0]
     if chunk is None:           # column blocks whose operand rows stay in L2 for every row block
         chunk = max(1, _CHUNK_BYTES // (k * nr * vw * 4))
+    ws, os_ = w.strides[-2:], out.strides
     fns[mr, nr](w.ctypes.data, x.ctypes.data, xoff.ctypes.data, out.ctypes.data, k,
-       out.strides[0] // 4, o, nl, int(bool(accumulate)), int(chunk), w.strides[0] // 4)
+                os_[-2] // 4, o, nl, int(bool(accumulate)), int(chunk), ws[0] // 4, ws[1] // 4,
+                xs[0].size if packed else nr * vw, nb, w.strides[0] // 4 if batched else 0,
+                xs.size, os_[0] // 4 if batched else 0)
     return out
+
+
+def pack_columns(a):
+    """``a`` (..., K, C) float32 -> (..., ceil(C / B), K, B), ``B = block_width()``:
+    the columns in blocks of B, zero-padded, each block's K rows contiguous (the
+    ``packed`` operand of ``gemm_rows`` with offsets ``k * B``)."""
+    blk = block_width()
+    *lead, k, c = a.shape
+    nblk = -(-c // blk)
+    res = np.zeros(tuple(lead) + (nblk, k, blk), np.float32)
+    for b in range(nblk):
+        part = a[..., b * blk:(b + 1) * blk]
+        res[..., b, :, :part.shape[-1]] = part
+    return res

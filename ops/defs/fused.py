@@ -105,28 +105,35 @@ _declare_conv_fusion()
 # a 3x3, stride-1, dilation-1, ungrouped, channel-first conv, computed by
 # Winograd F(4x4, 3x3) (kernels/cpu/winograd.py) from a Filter already
 # transformed once by the pass that writes the op (inference/winograd.py):
-# [36, O, C] instead of [O, C, 3, 3].
+# [36, O, C] instead of [O, C, 3, 3], or that transform packed for sampan's GEMM
+# kernel, [36, ceil(O / B), C, B] (``out_channels`` = O; winograd.pack_filter).
 def _winograd_infer(metas, attrs):
     from .nn_conv import conv_geometry
     x, u, b, r = metas
     if attrs["activation"] not in CONV_ACTIVATIONS:
         raise OpError(f"sampan_conv2d_winograd: activation must be one of "
                       f"{list(CONV_ACTIVATIONS)}, got '{attrs['activation']}'")
-    if len(x.shape) != 4 or len(u.shape) != 3 or u.shape[0] not in (36, -1):
+    packed = len(u.shape) == 4
+    if len(x.shape) != 4 or len(u.shape) not in (3, 4) or u.shape[0] not in (36, -1):
         raise OpError(f"sampan_conv2d_winograd: needs a 4-D Input and a transformed "
-                      f"Filter [36, O, C], got shapes {list(x.shape)}, {list(u.shape)}")
-    if -1 not in (x.shape[1], u.shape[2]) and x.shape[1] != u.shape[2]:
+                      f"Filter [36, O, C] (or packed [36, blocks, C, width]), got shapes "
+                      f"{list(x.shape)}, {list(u.shape)}")
+    o = attrs["out_channels"] if packed else u.shape[1]
+    if packed and not 0 < o <= u.shape[1] * u.shape[3]:
+        raise OpError(f"sampan_conv2d_winograd: a packed Filter {list(u.shape)} holds "
+                      f"{u.shape[1] * u.shape[3]} output channels at most; out_channels is {o}")
+    c = u.shape[-2] if packed else u.shape[2]
+    if -1 not in (x.shape[1], c) and x.shape[1] != c:
         raise OpError(f"sampan_conv2d_winograd: Input has {x.shape[1]} channels, the "
-                      f"Filter {u.shape[2]}")
-    if b is not None and (len(b.shape) != 1 or -1 not in (b.shape[0], u.shape[1]) and
-                          b.shape[0] != u.shape[1]):
+                      f"Filter {c}")
+    if b is not None and (len(b.shape) != 1 or -1 not in (b.shape[0], o) and b.shape[0] != o):
         raise OpError(f"sampan_conv2d_winograd: Bias must be 1-D with one value per output "
-                      f"channel ({u.shape[1]}), got shape {list(b.shape)}")
+                      f"channel ({o}), got shape {list(b.shape)}")
     _, dil, strides, out = conv_geometry(tuple(x.shape[2:]), (3, 3), attrs)
     if tuple(strides) != (1, 1) or tuple(dil) != (1, 1) or attrs["groups"] != 1:
         raise OpError(f"sampan_conv2d_winograd: needs strides, dilations [1, 1] and groups "
                       f"1, got {list(strides)}, {list(dil)}, {attrs['groups']}")
-    res = Meta((x.shape[0], u.shape[1]) + tuple(out), x.dtype)
+    res = Meta((x.shape[0], o) + tuple(out), x.dtype)
     _check_residual("sampan_conv2d_winograd", r, res)
     return (res,)
 
@@ -134,7 +141,8 @@ def _winograd_infer(metas, attrs):
 def _declare_winograd():
     from .nn_conv import _CONV_ATTRS
     defop("sampan_conv2d_winograd", "Input Filter Bias? ResidualData?", "Output",
-          _CONV_ATTRS + (("activation", "STRING", ""), ("alpha", "FLOAT", 0.0)),
+          _CONV_ATTRS + (("activation", "STRING", ""), ("alpha", "FLOAT", 0.0),
+                         ("out_channels", "INT", -1)),
           infer=_winograd_infer, same_dtype=("Input", "Filter", "Bias"))
 
 

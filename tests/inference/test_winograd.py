@@ -10,6 +10,7 @@ import sampan as paddle
 from sampan.inference import winograd as pass_mod
 from sampan.kernels.cpu import conv as direct
 from sampan.kernels.cpu import winograd as W
+from sampan.kernels.cpu import gemm_kernel as G
 from sampan.ops.defs.nn_conv import conv_out
 from sampan.static import InputSpec
 
@@ -139,3 +140,84 @@ def test_bad_filter_is_named():
     (m,) = op.infer_meta([x, Meta((36, 6, 4), "float32"), b, Meta((-1, 6, 8, 8), "float32")],
                          attrs)
     assert tuple(m.shape) == (1, 6, 8, 8)
+
+
+# ---------------------------------------------------------------- packed filters
+needs_kernel = pytest.mark.skipif(not G.available(), reason="no GEMM kernel on this host")
+
+
+@needs_kernel
+@pytest.mark.parametrize("n, c, o, hw", [(1, 8, 40, (7, 7)), (2, 5, 7, (9, 11)),
+                                         (3, 33, 32, (14, 14)), (1, 4, 70, (4, 5))])
+@pytest.mark.parametrize("bias", [False, True])
+def test_packed_filter_equals_the_direct_convolution(n, c, o, hw, bias):
+    # the 36 products by the GEMM kernel (M^T = V^T U^T, vectorized over the
+    # output channels), O not a multiple of the block width included
+    rs = np.random.RandomState(n * 10 + o)
+    x = rs.standard_normal((n, c) + hw).astype("float32")
+    w = (rs.standard_normal((o, c, 3, 3)) / 3).astype("float32")
+    b = rs.standard_normal(o).astype("float32") if bias else None
+    pads = ((1, 1), (1, 1))
+    ref, out = _reference(x, w, pads, b)
+    up = W.pack_filter(W.filter_transform(w))
+    assert up.shape == (36, -(-o // G.block_width()), c, G.block_width())
+    got = W.winograd_conv3x3(x, up, pads, out, b, out_channels=o)
+    assert got.shape == ref.shape and got.dtype == np.float32
+    assert np.abs(got - ref).max() <= TOL * np.abs(ref).max()
+
+
+@needs_kernel
+def test_packed_filter_for_another_block_width_is_unpacked(monkeypatch):
+    # a filter packed for 16-lane vectors, run where the kernel's blocks are 8
+    # lanes wide (and the other way round): unpacked to [36, O, C], same result
+    rs = np.random.RandomState(5)
+    x = rs.standard_normal((2, 6, 9, 9)).astype("float32")
+    w = rs.standard_normal((20, 6, 3, 3)).astype("float32")
+    pads = ((1, 1), (1, 1))
+    ref, out = _reference(x, w, pads, None)
+    wide = W.pack_filter(W.filter_transform(w))
+    monkeypatch.setitem(G._STATE, "fn", G._compile(lanes=8))
+    narrow = W.pack_filter(W.filter_transform(w))
+    assert narrow.shape[3] == wide.shape[3] // 2
+    for up in (wide, narrow):
+        got = W.winograd_conv3x3(x, up, pads, out, None, out_channels=20)
+        assert np.abs(got - ref).max() <= TOL * np.abs(ref).max()
+
+
+@needs_kernel
+def test_pass_packs_wide_layers_and_takes_smaller_maps(tmp_path, monkeypatch):
+    # a layer with PACK_MIN_CHANNELS input channels gets the packed filter and is
+    # taken down to MIN_SIDE_PACKED (here: sides the unpacked rule would refuse)
+    c = pass_mod.MIN_CHANNELS
+    monkeypatch.setattr(pass_mod, "PACK_MIN_CHANNELS", c)
+    monkeypatch.setattr(pass_mod, "MIN_SIDE", 100)
+    monkeypatch.setattr(pass_mod, "MIN_SIDE_PACKED", 8)
+    paddle.seed(8)
+    net = Net(c)
+    net.eval()
+    prefix = str(tmp_path / "m")
+    paddle.jit.save(net, prefix, input_spec=[InputSpec([None, c, 16, 16], "float32")])
+    plain, fast = _predictor(prefix, False), _predictor(prefix, True)
+    ops = [op for op in fast._core.program.global_block().ops
+           if op.type == pass_mod.WINOGRAD_CONV]
+    assert len(ops) == 1 and ops[0].attr("out_channels") == c
+    assert ops[0].input("Filter")[0].endswith("@winograd4p")
+    x = np.random.RandomState(2).standard_normal([3, c, 16, 16]).astype("float32")
+    for want, got in zip(plain.run([x]), fast.run([x])):
+        assert np.abs(got - want).max() <= TOL * np.abs(want).max()
+
+
+def test_packed_filter_shapes_are_checked():
+    from sampan.ops.registry import get_op, Meta, OpError
+    op = get_op("sampan_conv2d_winograd")
+    x, b = Meta((2, 4, 7, 7), "float32"), Meta((40,), "float32")
+    attrs = dict(op.default_attrs, paddings=[1, 1], out_channels=40)
+    (m,) = op.infer_meta([x, Meta((36, 2, 4, 32), "float32"), b, None], attrs)
+    assert tuple(m.shape) == (2, 40, 7, 7)
+    with pytest.raises(OpError, match="holds 64 output channels at most; out_channels is 65"):
+        op.infer_meta([x, Meta((36, 2, 4, 32), "float32"), None, None],
+                      dict(attrs, out_channels=65))
+    with pytest.raises(OpError, match="Input has 4 channels, the Filter 5"):
+        op.infer_meta([x, Meta((36, 2, 5, 32), "float32"), b, None], attrs)
+    with pytest.raises(OpError, match=r"one value per output channel \(40\)"):
+        op.infer_meta([x, Meta((36, 2, 4, 32), "float32"), Meta((64,), "float32"), None], attrs)

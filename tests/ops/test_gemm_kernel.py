@@ -74,6 +74,75 @@ def test_strided_weight_rows_and_output_rows():
     assert (big[:, :5] == 3).all() and (big[:, 45:] == 3).all()
 
 
+@pytest.mark.parametrize("o, k, nl", [(16, 9, 31), (3, 40, 70), (20, 64, 96)])
+def test_weights_read_through_any_strides(o, k, nl):
+    # w transposed or a column subsample of a bigger array: element (i, k) at
+    # i * stride0 + k * stride1, read as it is (Winograd's (tiles, C) operand)
+    w, x, xoff, want = _product(o, k, nl, seed=k)
+    for view in (np.ascontiguousarray(w.T).T, np.repeat(w, 3, axis=1)[:, ::3]):
+        out = np.full((o, nl), 7.0, np.float32)
+        G.gemm_rows(view, x, xoff, nl, out)
+        assert np.abs(out - want).max() <= 1e-5 * max(1.0, np.abs(want).max()) * np.sqrt(k)
+
+
+def _packed_case(o, k, c, seed=0):
+    rs = np.random.RandomState(seed)
+    w = rs.standard_normal((o, k)).astype(np.float32)
+    b = rs.standard_normal((k, c)).astype(np.float32)
+    return w, b, w.astype(np.float64) @ b.astype(np.float64)
+
+
+@pytest.mark.parametrize("o, k, c", [(1, 1, 1), (16, 20, 32), (5, 7, 33), (17, 64, 100),
+                                     (9, 3, 200)])
+def test_packed_operand(o, k, c):
+    # the operand's columns in zero-padded blocks of block_width(), each block's
+    # rows contiguous: the same product, nothing written past c columns
+    w, b, want = _packed_case(o, k, c, seed=c)
+    packed = G.pack_columns(b)
+    blk = G.block_width()
+    assert packed.shape == (-(-c // blk), k, blk)
+    assert (packed.transpose(1, 0, 2).reshape(k, -1)[:, :c] == b).all()
+    out = np.full((o, c + 3), 7.0, np.float32)
+    G.gemm_rows(w, packed, np.arange(k, dtype=np.int64) * blk, c, out, packed=True)
+    assert np.abs(out[:, :c] - want).max() <= 1e-5 * max(1.0, np.abs(want).max()) * np.sqrt(k)
+    assert (out[:, c:] == 7).all()
+    with pytest.raises(ValueError, match="packed operand"):
+        G.gemm_rows(w, b, np.arange(k, dtype=np.int64) * c, c, out, packed=True)
+    with pytest.raises(ValueError, match="pass the operand"):
+        G.gemm_rows(w, packed, np.arange(k, dtype=np.int64) * blk + 1, c, out, packed=True)
+
+
+@pytest.mark.parametrize("packed", [False, True])
+def test_batched_products(packed):
+    # N problems in one call: each its own w, operand and out, the offsets shared
+    n, o, k, c = 5, 11, 24, 70
+    cases = [_packed_case(o, k, c, seed=i) for i in range(n)]
+    w = np.stack([cs[0] for cs in cases]).transpose(0, 2, 1).copy().transpose(0, 2, 1)
+    if packed:
+        x = np.stack([G.pack_columns(cs[1]) for cs in cases])
+        xoff = np.arange(k, dtype=np.int64) * G.block_width()
+    else:
+        x = np.stack([cs[1] for cs in cases])
+        xoff = np.arange(k, dtype=np.int64) * c
+    out = np.full((n, o + 1, c + 2), 7.0, np.float32)
+    G.gemm_rows(w, x, xoff, c, out, packed=packed)
+    for i, (_, _, want) in enumerate(cases):
+        assert np.abs(out[i, :o, :c] - want).max() <= 1e-4 * max(1.0, np.abs(want).max())
+    assert (out[:, o:] == 7).all() and (out[:, :, c:] == 7).all()
+    with pytest.raises(ValueError, match="batch of 5"):
+        G.gemm_rows(w, x[:4], xoff, c, out, packed=packed)
+
+
+def test_eight_lane_packed_and_batched(monkeypatch):
+    monkeypatch.setitem(G._STATE, "fn", G._compile(lanes=8))
+    assert G.block_width() == 16
+    w, b, want = _packed_case(13, 30, 41, seed=3)
+    out = np.empty((2, 13, 41), np.float32)
+    G.gemm_rows(np.stack([w, w]), np.stack([G.pack_columns(b)] * 2),
+                np.arange(30, dtype=np.int64) * 16, 41, out, packed=True)
+    assert np.abs(out - want).max() <= 1e-4 * np.abs(want).max()
+
+
 def test_gemm_rows_rejects_bad_operands():
     w, x, xoff, _ = _product(8, 4, 16)
     out = np.empty((8, 16), np.float32)
@@ -83,8 +152,8 @@ def test_gemm_rows_rejects_bad_operands():
         G.gemm_rows(w, x, xoff - 1, 16, out)
     with pytest.raises(ValueError, match="float32"):
         G.gemm_rows(w, x.astype(np.float64), xoff, 16, out)
-    with pytest.raises(ValueError, match="unit column"):
-        G.gemm_rows(np.asfortranarray(w), x, xoff, 16, out)
+    with pytest.raises(ValueError, match="non-negative strides"):
+        G.gemm_rows(w[:, ::-1], x, xoff, 16, out)
     with pytest.raises(ValueError, match="offsets of length"):
         G.gemm_rows(w, x, xoff[:3], 16, out)
     with pytest.raises(ValueError, match="out must be"):
