@@ -43,12 +43,13 @@ MAX_WASTE = 1.4
 # batch 16 against im2col + BLAS: 0.70-0.89x the time up to AlexNet's and
 # Inception's 1.2-2.3 MB layers, 1.0x for 5-9 MB, 1.18x for a 4.6 MB stride-2 one)
 MAX_WEIGHT_BYTES = 2560 << 10
-# and enough work for its fixed costs (layout, offsets, one call per group):
-# below 2 MFLOP a layer ran up to 1.3x slower; grouped layers want 512 columns
-# (32 groups on 14x14 maps: 1.4x slower), ungrouped ones on 7x7 maps at batch 1
-# ran 0.77-0.92x BLAS's time
+# and enough work for its fixed costs (layout, offsets): below 2 MFLOP a layer
+# ran up to 1.3x slower; ungrouped ones on 7x7 maps at batch 1 ran 0.77-0.92x
+# BLAS's time.  Grouped layers run as one batched call (a problem per group):
+# ResNeXt's 32 and 64 groups 0.15-0.64x the time of BLAS's per-group GEMMs from
+# 56x56 down to 7x7 maps, stride 2 0.6-0.95x (one call per group, as before,
+# was 1.4x slower than BLAS on 14x14 maps)
 MIN_FLOPS = 2e6
-MIN_COLUMNS = 512
 # samples per kernel call: as many as keep the chunk's flat input and product
 # (channels + output rows) x columns this small
 _CHUNK_BYTES = 4 << 20
@@ -192,8 +193,8 @@ def _phases(x, w, pads, dil, strides, out):
 
 
 def implicit_flat(x, w, pads, dil, out, bias, epilogue=None, strides=(1, 1), groups=1):
-    """conv_forward of a 2-D float32 batch (``usable``; ``groups``: one kernel
-    call per group, its rows of W and its channels' offsets), the epilogue
+    """conv_forward of a 2-D float32 batch (``usable``; ``groups``: a batch of
+    problems, one per group: its rows of W, its channels, its output rows), the epilogue
     (``fn(block, bias, start)``) applied per chunk of samples; None where the
     layout does not apply or wastes over ``MAX_WASTE`` of the columns, or the
     layer is outside where the kernel pays."""
@@ -209,8 +210,7 @@ def implicit_flat(x, w, pads, dil, out, bias, epilogue=None, strides=(1, 1), gro
         return None
     s, ws, lead, taps, regions, nreg, fill = layout
     if s > MAX_WASTE * ho * wo or o * w[0].size * 4 > MAX_WEIGHT_BYTES or \
-            2 * o * w[0].size * n * ho * wo < MIN_FLOPS or \
-            (groups > 1 and n * s < MIN_COLUMNS):
+            2 * o * w[0].size * n * ho * wo < MIN_FLOPS:
         return None
     w2 = np.ascontiguousarray(w.reshape(o, -1))
     og, cg = o // groups, c // groups
@@ -230,10 +230,11 @@ def implicit_flat(x, w, pads, dil, out, bias, epilogue=None, strides=(1, 1), gro
         fill(buf, x[s0:s0 + m], m)
         xoff = (np.arange(c, dtype=np.int64)[:, None] * nreg + regions) * rowlen + taps
         prod = scratch("gemm", (o, m * s), np.float32)
-        for gi in range(groups):
-            gemm_kernel.gemm_rows(w2[gi * og:(gi + 1) * og], buf,
-                                  xoff[gi * cg:(gi + 1) * cg].reshape(-1), cols,
-                                  prod[gi * og:(gi + 1) * og])
+        if groups == 1:
+            gemm_kernel.gemm_rows(w2, buf, xoff.reshape(-1), cols, prod)
+        else:       # the groups as one batched call: group g's channels, rows and output
+            gemm_kernel.gemm_rows(w2.reshape(groups, og, -1), buf.reshape(groups, -1),
+                                  xoff[:cg].reshape(-1), cols, prod.reshape(groups, og, -1))
         block = res[s0:s0 + m]
         crop(prod, block, s, ws, bias, lo, hi, tie)
         if clamp is None:

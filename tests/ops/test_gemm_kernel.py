@@ -187,10 +187,12 @@ FLAT = {    # name: (x shape, w shape, pads, dilation[, strides[, groups]])
                                  (2, 2)),
     "3x3 stride 3, dilated": ((2, 4, 31, 29), (6, 4, 3, 3), ((2, 2), (1, 1)), (2, 2), (3, 3)),
     "3x2 stride (2, 1)": ((2, 3, 13, 9), (7, 3, 3, 2), ((1, 1), (0, 1)), (1, 1), (2, 1)),
-    # grouped: one kernel call per group (groups of 4 outputs: the 4-row kernel)
+    # grouped: one batched kernel call, a problem per group (groups of 4 outputs:
+    # the 4-row kernel; of 8 and 12: the 8-row one, 12 with a partial row block)
     "grouped 8 x 4": ((2, 16, 10, 11), (32, 2, 3, 3), ((1, 1), (1, 1)), (1, 1), (1, 1), 8),
     "grouped 2 x 12, stride 2": ((2, 6, 15, 14), (24, 3, 3, 3), ((1, 1), (1, 1)), (1, 1),
                                  (2, 2), 2),
+    "grouped 4 x 8, 7x7": ((1, 16, 7, 7), (32, 4, 3, 3), ((1, 1), (1, 1)), (1, 1), (1, 1), 4),
 }
 
 
@@ -208,7 +210,6 @@ def _conv(name, seed, bias=True):
 @pytest.mark.parametrize("name", sorted(FLAT))
 @pytest.mark.parametrize("bias", [False, True])
 def test_conv_forward_takes_the_flat_kernel(monkeypatch, name, bias):
-    monkeypatch.setattr(CI, "MIN_COLUMNS", 0)        # small layers take it too here
     monkeypatch.setattr(CI, "MIN_FLOPS", 0)
     calls = []
     real = C.implicit_flat
@@ -228,7 +229,6 @@ def test_conv_forward_takes_the_flat_kernel(monkeypatch, name, bias):
 def test_chunks_of_samples_and_epilogue(monkeypatch, name, act):
     # chunks of one sample; the activation in the crop (relu) or after each chunk
     monkeypatch.setattr(CI, "_CHUNK_BYTES", 1)
-    monkeypatch.setattr(CI, "MIN_COLUMNS", 0)
     monkeypatch.setattr(CI, "MIN_FLOPS", 0)
     x, w, b, pads, dil, strides, out, g = _conv(name, 3)
     got = CI.implicit_flat(x, w, pads, dil, out, b, epilogue(act, 0.0, np.float32), strides, g)
@@ -251,7 +251,7 @@ def test_layouts_it_declines():
     # depthwise layers have their own kernels
     assert not C._implicit_ok(x, np.zeros((4, 1, 3, 3), np.float32), ((1, 1), (1, 1)),
                               (1, 1), (7, 7))
-    # where it does not pay: little work, a grouped layer with few columns, weights too big
+    # where it does not pay: little work (a grouped layer's included), weights too big
     assert CI.implicit_flat(x, w3, ((1, 1), (1, 1)), (1, 1), (7, 7), None) is None
     xg = np.zeros((1, 64, 14, 14), np.float32)
     wg = np.ones((128, 2, 3, 3), np.float32)
@@ -268,7 +268,6 @@ def test_layouts_it_declines():
 @pytest.mark.parametrize("act, bounds", [("relu", (0, None)), ("relu6", (0, 6))])
 def test_clamp_epilogue_runs_in_the_crop(monkeypatch, act, bounds):
     # relu/relu6 without a residual are applied by the crop: the epilogue is not called
-    monkeypatch.setattr(CI, "MIN_COLUMNS", 0)
     monkeypatch.setattr(CI, "MIN_FLOPS", 0)
     x, w, b, pads, dil, _, out, _ = _conv("3x3 same", 7)
     fn = epilogue(act, 0.0, np.float32)
@@ -285,7 +284,6 @@ def test_clamp_epilogue_runs_in_the_crop(monkeypatch, act, bounds):
 def test_numpy_fills_match_the_compiled_ones(monkeypatch, name):
     # the layouts' numpy fills (taken if numba cannot compile a fill loop) give the
     # same buffers as the compiled loops
-    monkeypatch.setattr(CI, "MIN_COLUMNS", 0)
     monkeypatch.setattr(CI, "MIN_FLOPS", 0)
     x, w, b, pads, dil, strides, out, g = _conv(name, 5)
     compiled = CI.implicit_flat(x, w, pads, dil, out, b, None, strides, g)
