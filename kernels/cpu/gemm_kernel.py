@@ -7,9 +7,17 @@ the block is never written; and OpenBLAS runs the convolutions of small CNNs
 (16-64 output channels, K = 27-576) at 40-70 GFLOP/s on one core where this
 kernel runs near the core's FMA peak (~100): it keeps an MR x (NR * VW) block
 of the output in vector registers across the whole K loop (``SHAPES``),
-broadcasting W from its MR rows as they are (no packed copy; a last partial
-block reads the last row again and stores nothing for it) and reading each row
-of x straight from the input.
+broadcasting W from its MR rows as they are (no packed copy, any element
+strides: a transposed W is read in place; a last partial block reads the last
+row again and stores nothing for it) and reading each row of x straight from
+the input.
+
+Two more layouts for other callers: a ``packed`` x (a constant operand laid
+out once in column blocks of the tile's width, each block's K rows contiguous,
+``pack_columns``), read as one sequential stream per column block, where x's
+rows are long and its columns few per use (Winograd's transformed filters,
+kernels/cpu/winograd.py); and a batch of problems sharing one offset table in
+one call (Winograd's 36 products, the groups of a grouped convolution).
 
 The kernel is LLVM IR written here and compiled once per process (~0.2 s) by
 llvmlite (numba's code generator; the optional ``fast`` extra) for the host

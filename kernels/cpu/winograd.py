@@ -108,8 +108,12 @@ def winograd_conv3x3(x, u, pads, out, bias=None, out_channels=-1):
     filters whose transform is ``u`` (36, O, C), or ``pack_filter``'s form of
     it (36, ceil(O / B), C, B) with ``out_channels`` O, ``pads`` ((top,
     bottom), (left, right)), output sizes ``out`` (Ho, Wo); ``bias`` (O,) added."""
-    if u.ndim == 4 and not _kernel_takes(x, u):     # packed for another host's kernel
-        u = _unpack(u, out_channels)
+    if u.ndim == 4:
+        if not 0 < out_channels <= u.shape[1] * u.shape[3]:
+            raise ValueError(f"winograd_conv3x3: a packed filter {list(u.shape)} needs "
+                             f"out_channels in 1..{u.shape[1] * u.shape[3]}, got {out_channels}")
+        if not _kernel_takes(x, u):                 # packed for another host's kernel
+            u = _unpack(u, out_channels)
     o = out_channels if u.ndim == 4 else u.shape[1]
     n, c, h, w = x.shape
     ho, wo = out

@@ -182,6 +182,8 @@ def test_packed_filter_for_another_block_width_is_unpacked(monkeypatch):
     for up in (wide, narrow):
         got = W.winograd_conv3x3(x, up, pads, out, None, out_channels=20)
         assert np.abs(got - ref).max() <= TOL * np.abs(ref).max()
+    with pytest.raises(ValueError, match="needs out_channels in 1..32, got -1"):
+        W.winograd_conv3x3(x, narrow, pads, out, None)
 
 
 @needs_kernel
