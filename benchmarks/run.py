@@ -107,13 +107,13 @@ def print_table(results, out=sys.stdout):
     for x in results:
         r = x["row"]
         if "error" in x:
-            print(f"{r.label:<24} {'error':>16} {'':>16} {'':>8} {'<=%.1fx' % r.target:>8}  "
+            print(f"{r.label:<24} {'error':>16} {'':>16} {'':>8} {'<=%gx' % r.target:>8}  "
                   f"FAIL  {x['error']}", file=out)
             continue
         ok = "yes" if x["ratio"] <= r.target else "NO"
         checks = ", ".join(f"{k}={v:.1e}" for k, v in x["checks"].items())
         print(f"{r.label:<24} {x['median']:>8.3f} {x['unit']:<7} {x['floor']:>8.3f} "
-              f"{x['unit']:<7} {x['ratio']:>7.2f}x {'<=%.1fx' % r.target:>8}  {ok:<4}  {checks}",
+              f"{x['unit']:<7} {x['ratio']:>7.2f}x {'<=%gx' % r.target:>8}  {ok:<4}  {checks}",
               file=out)
 
 
