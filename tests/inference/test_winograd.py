@@ -90,6 +90,17 @@ def _predictor(prefix, ir, skip=()):
     return paddle.inference.create_predictor(cfg)
 
 
+def _saved_net(tmp_path, c, seed=None, hw=(16, 16)):
+    """Net(c) in eval mode saved under tmp_path; returns the path prefix."""
+    if seed is not None:
+        paddle.seed(seed)
+    net = Net(c)
+    net.eval()
+    prefix = str(tmp_path / "m")
+    paddle.jit.save(net, prefix, input_spec=[InputSpec([None, c, *hw], "float32")])
+    return prefix
+
+
 def _types(pred):
     return [op.type for op in pred._core.program.global_block().ops]
 
@@ -97,11 +108,7 @@ def _types(pred):
 def test_pass_rewrites_the_eligible_conv_and_keeps_the_outputs(tmp_path, monkeypatch):
     monkeypatch.setattr(pass_mod, "MIN_SIDE", 8)
     c = pass_mod.MIN_CHANNELS
-    paddle.seed(7)
-    net = Net(c)
-    net.eval()
-    prefix = str(tmp_path / "m")
-    paddle.jit.save(net, prefix, input_spec=[InputSpec([None, c, 16, 16], "float32")])
+    prefix = _saved_net(tmp_path, c, seed=7)
     plain, fast = _predictor(prefix, False), _predictor(prefix, True)
     no_wino = _predictor(prefix, True, skip=["sampan_conv_winograd_pass"])
     assert _types(fast).count(pass_mod.WINOGRAD_CONV) == 1       # only self.a
@@ -114,11 +121,7 @@ def test_pass_rewrites_the_eligible_conv_and_keeps_the_outputs(tmp_path, monkeyp
 
 
 def test_unknown_spatial_sizes_keep_the_direct_conv(tmp_path):
-    c = pass_mod.MIN_CHANNELS
-    net = Net(c)
-    net.eval()
-    prefix = str(tmp_path / "m")
-    paddle.jit.save(net, prefix, input_spec=[InputSpec([None, c, None, None], "float32")])
+    prefix = _saved_net(tmp_path, pass_mod.MIN_CHANNELS, hw=(None, None))
     assert pass_mod.WINOGRAD_CONV not in _types(_predictor(prefix, True))
 
 
@@ -194,11 +197,7 @@ def test_pass_packs_wide_layers_and_takes_smaller_maps(tmp_path, monkeypatch):
     monkeypatch.setattr(pass_mod, "PACK_MIN_CHANNELS", c)
     monkeypatch.setattr(pass_mod, "MIN_SIDE", 100)
     monkeypatch.setattr(pass_mod, "MIN_SIDE_PACKED", 8)
-    paddle.seed(8)
-    net = Net(c)
-    net.eval()
-    prefix = str(tmp_path / "m")
-    paddle.jit.save(net, prefix, input_spec=[InputSpec([None, c, 16, 16], "float32")])
+    prefix = _saved_net(tmp_path, c, seed=8)
     plain, fast = _predictor(prefix, False), _predictor(prefix, True)
     ops = [op for op in fast._core.program.global_block().ops
            if op.type == pass_mod.WINOGRAD_CONV]
