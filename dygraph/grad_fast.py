@@ -50,13 +50,11 @@ def _slow(gop, kin, attrs, need):
         raise _wrap_error(gop, kin, attrs, e) from e
 
 
-def enqueue(heap, nxt, p):
-    """Queue ``p`` (and the chain's next node ``nxt``, which no longer runs
-    next by itself) by decreasing stamp."""
-    if nxt is not None:
-        heappush(heap, (-nxt.epoch, nxt))
-    heappush(heap, (-p.epoch, p))
-    return None
+def spill(pending, heap, nxt, gn):
+    """The chain's next node ``nxt`` (gradient ``gn``) goes to the queue after all:
+    the node reached another one, so the order among them is the heap's."""
+    pending[nxt] = [gn]
+    heappush(heap, (-nxt.epoch, nxt))
 
 
 def _add_slot(slots, s, g, node):
@@ -68,16 +66,28 @@ def _add_slot(slots, s, g, node):
     lst[k] = g if lst[k] is None else lst[k] + g
 
 
-def deliver(x, g, node, pending, heap, leaves, nxt):
-    """Gradient ``g`` of input ``x`` of ``node``: to the node that produced the
-    value ``node`` read (through earlier in-place writes), or to a leaf's sum
-    for this walk.  Returns the chain's next node (see ``enqueue``)."""
-    if x._history is None:
-        p, sl = x._node, x._slot
+def queue(p, sl, g, pending, heap):
+    """Sum ``g`` into output slot ``sl`` of node ``p``'s pending gradients,
+    queueing ``p`` when this is the first gradient to reach it."""
+    slots = pending.get(p)
+    if slots is None:
+        pending[p] = slots = [None] * p.op.n_outputs
+        heappush(heap, (-p.epoch, p))
+    if type(sl) is int:
+        prev = slots[sl]
+        slots[sl] = g if prev is None else prev + g
     else:
-        p, sl, sg = position(x, node)
-        if sg:
-            return nxt
+        _add_slot(slots, sl, g, p)
+
+
+def deliver(x, g, node, pending, heap, leaves, nxt, gn):
+    """Gradient ``g`` of input ``x`` of ``node``, which was written in place
+    after ``node`` read it (``x._history``): to the node that produced the
+    value ``node`` read, or to that leaf's sum.  Queues the chain's next node
+    first (``spill``), so it returns None, the new ``nxt``."""
+    p, sl, sg = position(x, node)
+    if sg:
+        return nxt
     if p is None:
         entry = leaves.get(id(x))
         if entry is None:
@@ -85,19 +95,10 @@ def deliver(x, g, node, pending, heap, leaves, nxt):
         else:
             entry[1] = entry[1] + g
         return nxt
-    slots = pending.get(p)
-    if slots is None:
-        pending[p] = slots = [None] * p.op.n_outputs
-        if nxt is None and not heap:
-            nxt = p
-        else:
-            nxt = enqueue(heap, nxt, p)
-    if type(sl) is int:
-        prev = slots[sl]
-        slots[sl] = g if prev is None else prev + g
-    else:
-        _add_slot(slots, sl, g, p)
-    return nxt
+    if nxt is not None:
+        spill(pending, heap, nxt, gn)
+    queue(p, sl, g, pending, heap)
+    return None
 
 
 class _FastForms(dict):
@@ -109,6 +110,7 @@ class _FastForms(dict):
     def __init__(self, gop, step, op, order):
         super().__init__()
         self.dsts, self.order = step.dsts, order
+        self.cache = gop.eager_cache
         self.attrs = op.default_attrs if step.attrs_fn is None else \
             gop.complete_attrs(step.attrs_fn(op.default_attrs))
         # one output, the gradient of the one input that wants it: the kernel's
@@ -129,6 +131,18 @@ class _FastForms(dict):
                 forms[mask] = form(self.attrs, need)
         self[fn] = forms
         return forms
+
+    def lookup(self, dt, last):
+        """The forms of the kernel the grad op's eager cache holds for arrays of
+        ``dt`` (None before its first use, or when it runs on another backend),
+        remembered in ``last`` as ``(dt, forms)``, one tuple, so threads see a
+        consistent pair."""
+        entry = self.cache.get(dt)
+        if entry is None or entry[1]:
+            return None
+        fl = self.get(entry[0]) or self.build(entry[0])
+        last[0] = (dt, fl)
+        return fl
 
 
 def node_backward(op):
@@ -189,66 +203,69 @@ def _compile(op):
         # the grad op's cached kernel for the dtype of its deciding input; for the
         # forward's default attrs, the kernel's form for this need mask
         # (``grad_fast``, kernels/registry.py), looked up by the kernel itself
-        lines += [f"    d = {items[di]}",
-                  "    entry = cache.get(d.dtype) if type(d) is ndarray else None",
-                  "    if entry is None or entry[1]:"]
-        lines += ["        " + x for x in general] + ["        res = slow(gop, kin, attrs, need)"]
-        lines.append("    else:")
+        # and kept for the dtype of the last call (``last``: no hashing)
+        lines.append(f"    d = {items[di]}")
         if not op.required_attrs:
             fast_forms = _FastForms(gop, step, op, order)
             index = " + ".join(f"{1 << k} * n{d}" if k else f"n{d}" for k, d in enumerate(order))
             call = f"f({', '.join(items)})"
             if fast_forms.single:       # a one-output grad op: its kernel's ``fast`` form
                 call = f"(out if type(out := {call}) is ndarray else asarray(out),)"
-            lines += ["        res = None",
-                      "        if node.attrs is defaults:",
-                      "            fn = entry[0]",
-                      "            fl = forms.get(fn) or forms.build(fn)",
+            lines += ["    f = None",
+                      "    if type(d) is ndarray and node.attrs is defaults:",
+                      "        seen = last[0]",
+                      "        fl = seen[1] if d.dtype is seen[0] else forms.lookup(d.dtype, last)",
+                      "        if fl is not None:",
                       f"            f = fl[{index}]",
-                      "            if f is not None:",
-                      "                try:",
-                      f"                    res = {call}",
-                      "                except Exception as e:",
-                      f"                    raise wrap(gop, [{', '.join(items)}], forms.attrs, e) "
-                      "from e",
-                      "        if res is None:"]
-            ind = "            "
-        else:
+                      "    if f is not None:",
+                      "        try:",
+                      f"            res = {call}",
+                      "        except Exception as e:",
+                      f"            raise wrap(gop, [{', '.join(items)}], forms.attrs, e) from e",
+                      "    else:"]
             ind = "        "
+        else:
+            ind = "    "
         lines += [ind + x for x in general]
-        lines += [ind + "try:",
-                  ind + "    res = entry[0](kin, attrs, need)",
-                  ind + "except Exception as e:",
-                  ind + "    raise wrap(gop, kin, attrs, e) from e"]
-    lines.append("    nxt = None")
+        lines += [ind + "entry = cache.get(d.dtype) if type(d) is ndarray else None",
+                  ind + "if entry is None or entry[1]:",
+                  ind + "    res = slow(gop, kin, attrs, need)",
+                  ind + "else:",
+                  ind + "    try:",
+                  ind + "        res = entry[0](kin, attrs, need)",
+                  ind + "    except Exception as e:",
+                  ind + "        raise wrap(gop, kin, attrs, e) from e"]
+    lines += ["    nxt = gn = None"]
     for i in sorted(set(targets)):
+        t = f"t{i}"
         lines += [f"    if n{i}:",
                   f"        r = res[{dsts.index(i)}]",
                   "        if r is not None:",
-                  f"            p = t{i}._node",
-                  f"            if p is None or t{i}._history is not None:",
-                  f"                nxt = deliver(t{i}, r, node, pending, heap, leaves, nxt)",
-                  "            else:",
-                  f"                sl = t{i}._slot",
-                  "                slots = pending.get(p)",
-                  "                if slots is None:",
-                  "                    pending[p] = slots = [None] * p.op.n_outputs",
-                  "                    if nxt is None and not heap:",
-                  "                        nxt = p",
-                  "                    else:",
-                  "                        nxt = enqueue(heap, nxt, p)",
-                  "                if type(sl) is int:",
-                  "                    prev = slots[sl]",
-                  "                    slots[sl] = r if prev is None else prev + r",
+                  f"            p = {t}._node",
+                  f"            if {t}._history is not None:",
+                  f"                nxt = deliver({t}, r, node, pending, heap, leaves, nxt, gn)",
+                  "            elif p is None:",
+                  f"                e = leaves.get(id({t}))",
+                  "                if e is None:",
+                  f"                    leaves[id({t})] = [{t}, r]",
                   "                else:",
-                  "                    add_slot(slots, sl, r, p)"]
-    lines.append("    return nxt")
+                  "                    e[1] = e[1] + r",
+                  "            elif p is nxt:",
+                  "                gn = gn + r",
+                  "            elif nxt is None and not heap and p.op.one_output:",
+                  "                nxt, gn = p, r",
+                  "            else:",
+                  "                if nxt is not None:",
+                  "                    spill(pending, heap, nxt, gn)",
+                  "                    nxt = None",
+                  f"                queue(p, {t}._slot, r, pending, heap)"]
+    lines += ["    if nxt is not None:", "        return nxt, gn"]
     src = "\n".join(lines) + "\n"
     scope = {"cache": gop.eager_cache, "ndarray": np.ndarray, "asarray": np.asarray,
              "slow": _slow, "gop": gop,
              "wrap": _wrap_error, "attrs_fn": step.attrs_fn, "complete": gop.complete_attrs,
-             "deliver": deliver, "enqueue": enqueue, "add_slot": _add_slot,
-             "forms": fast_forms, "defaults": op.default_attrs}
+             "deliver": deliver, "spill": spill, "queue": queue,
+             "forms": fast_forms, "defaults": op.default_attrs, "last": [(None, None)]}
     exec(compile(src, f"<backward of {op.type}>", "exec"), scope)
     bw = scope["bw"]
     bw.source = src

@@ -40,6 +40,11 @@ class PyOp:
         self.backward = backward
         self.graph_backward = graph_backward
 
+    @property
+    def one_output(self):
+        """Whether its node's output gradient is one array (the tape's chain)."""
+        return self.n_outputs == 1
+
     def py_backward(self, node, gouts, m, wanted):
         """Called by the tape (``m``: its array or tensor arithmetic; ``wanted``:
         which inputs' gradients the walk uses)."""

@@ -268,11 +268,13 @@ def _walk(heap, pending, m, capture, results, leaves, retain_graph, hook=None):
 def _walk_arrays(heap, pending, leaves, retain_graph, hook=None):
     """The usual walk: gradients as arrays, into leaves' ``.grad``.  Nodes of
     ``fast_bw`` ops without hooks run their compiled backward (grad_fast.py)
-    and deliver inline; when a node queues exactly one new node and none is
-    waiting (a chain), that node runs next without the heap."""
+    and deliver inline; when a node reaches exactly one new node, of one plain
+    output, and none is waiting (a chain), it hands that node and its gradient
+    back, and the node runs next without the heap or ``pending``."""
     node = heappop(heap)[1]
+    gouts = pending.pop(node)
+    g = None
     while True:
-        gouts = pending.pop(node)
         if node.outs is None:
             raise _freed(node)
         op = node.op
@@ -281,18 +283,21 @@ def _walk_arrays(heap, pending, leaves, retain_graph, hook=None):
         except AttributeError:
             bw = node_backward(op)
         if bw is not None and node.hooks is None:
-            nxt = bw(node, gouts[0], pending, heap, leaves)
+            nxt = bw(node, g if gouts is None else gouts[0], pending, heap, leaves)
         else:
             nxt = None
-            _run_node(node, gouts, _ArrayMath, pending, heap, None, None, leaves)
+            _run_node(node, [g] if gouts is None else gouts, _ArrayMath, pending, heap,
+                      None, None, leaves)
         if not retain_graph:
             node.arrays = node.outs = None
         if hook is not None:
             hook(node, leaves)
         if nxt is not None:
-            node = nxt
+            node, g = nxt
+            gouts = None
         elif heap:
             node = heappop(heap)[1]
+            gouts = pending.pop(node)
         else:
             return
 

@@ -107,6 +107,9 @@ class OpDef:
         self.all_outputs = frozenset(range(len(self.outputs)))
         # outputs that hold a list of variables (split's Out*): eager wraps each element
         self.list_outputs = any(s.duplicable for s in self.outputs)
+        # one plain output: its node's output gradient is one array (the tape's
+        # chain hands it to the node directly, dygraph/grad_fast.py)
+        self.one_output = self.n_outputs == 1 and not self.list_outputs
         plain = not any(s.duplicable for s in self.inputs) and not self.list_outputs
         # eager fast path: 1 or 2 non-duplicable inputs, dtype from one of them
         self.fast_arity = len(self.inputs) if plain and len(self.inputs) in (1, 2) \

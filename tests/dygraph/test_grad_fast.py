@@ -78,6 +78,34 @@ def test_inplace_write_and_unreached_nodes():
     np.testing.assert_allclose(g[0], 8 * x + 9, rtol=1e-6)
 
 
+def test_chain_next_node_queued_when_a_later_input_reaches_another():
+    """A node's first input hands its producer to the walk as the chain's next
+    node; its second input then reaches another producer (directly, and through
+    an in-place write): the first must be queued by stamp, not run next."""
+    def build():
+        x = leaf([1.0, -1.0, 2.0])
+        u = x * 4.0               # older than y: must run after y's producers
+        y = x * 2.0
+        v = y * 3.0
+        z = u * v                 # u hands off first, v reaches another node
+        y.add_(x)                 # y moves; z did not read it
+        p = u * y                 # y read after the write: its history is empty
+        q = (u * 1.5) * v         # u's producer reached again through a product
+        return [(z + p + q).sum()], [x]
+    g = _both(build)
+    x = np.array([1.0, -1.0, 2.0])
+    # z = 24 x^2, p = 4x * 3x = 12 x^2, q = 6x * 6x = 36 x^2
+    np.testing.assert_allclose(g[0], 2 * (24 + 12 + 36) * x, rtol=1e-6)
+
+    def build_moved():
+        x = leaf([1.0, -1.0, 2.0])
+        y = x * 2.0
+        w = x * 5.0
+        y.add_(x)                 # y = 3x, produced by the add node
+        return [(w * y).sum()], [x]     # w's producer first, then y's moved position
+    np.testing.assert_allclose(_both(build_moved)[0], 30 * x, rtol=1e-6)
+
+
 def test_hooks_and_second_backward_still_checked():
     x = leaf([1.0, 2.0])
     y = x * 3.0
