@@ -2,9 +2,10 @@
 
 A row is one timed callable of one workload, reported as a ratio to one numpy
 floor variant of the same workload (``../shared/perf/floor_numpy.py``), timed
-in the same process, interleaved with it.  Rows live in ``rows_*.py`` modules
-beside this file, each listing ``ROWS``; a new engine (static, to_static,
-predictor) adds a module, nothing else changes.
+in the same process, interleaved with it, and optionally shown beside PyTorch's
+ratio on the same workload (``peer``: a variant of ``peers_torch.py``).  Rows
+live in ``rows_*.py`` modules beside this file, each listing ``ROWS``; a new
+engine (static, to_static, predictor) adds a module, nothing else changes.
 """
 import importlib
 import os
@@ -22,6 +23,7 @@ class Row:
     floor: str            # floor variant the ratio is taken against, e.g. "floor_fwd"
     target: float         # the ratio the row must stay at or under
     make: Callable        # make(paddle) -> (zero-arg callable, {check name: max abs diff})
+    peer: str = ""        # PyTorch's variant of the workload shown beside it (peers_torch.py)
 
 
 def all_rows():

@@ -64,10 +64,10 @@ def _variants(names):
 
 
 ROWS = (
-    [Row(f"W2 compiled step {v}", "w2", "floor_step", 1.15, mlp_compiled_step(fl.W2, s))
-     for v, s in _variants(FUSIONS)]
-    + [Row(f"W3 compiled step {v}", "w3", "floor_step", 2.0, mlp_compiled_step(fl.W3, s))
-       for v, s in _variants(FUSIONS)]
-    + [Row(f"W6 compiled fwd {v}", "w6", "floor_fwd", 1.5, cnn_compiled_fwd(s))
+    [Row(f"W2 compiled step {v}", "w2", "floor_step", 1.15, mlp_compiled_step(fl.W2, s),
+         peer="compile step") for v, s in _variants(FUSIONS)]
+    + [Row(f"W3 compiled step {v}", "w3", "floor_step", 2.0, mlp_compiled_step(fl.W3, s),
+           peer="compile step") for v, s in _variants(FUSIONS)]
+    + [Row(f"W6 compiled fwd {v}", "w6", "floor_fwd", 1.5, cnn_compiled_fwd(s), peer="compile fwd")
        for v, s in _variants(FUSIONS[:2])]
 )

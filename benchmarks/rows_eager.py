@@ -101,9 +101,10 @@ def w4b_eager(paddle):
 
 
 ROWS = [
-    Row("W1 eager fwd", "w1", "floor_fwd", 2.5, w1_forward),
-    Row("W1 eager fwd+bwd", "w1", "floor_fwd_bwd", 4.0, w1_forward_backward),
-    Row("W4B eager call", "w4b", "floor_call", 6.0, w4b_eager),
-    Row("W2 eager step", "w2", "floor_step", 1.2, mlp_step(fl.W2)),
-    Row("W3 eager step", "w3", "floor_step", 4.0, mlp_step(fl.W3)),
+    Row("W1 eager fwd", "w1", "floor_fwd", 2.5, w1_forward, peer="eager fwd"),
+    Row("W1 eager fwd+bwd", "w1", "floor_fwd_bwd", 4.0, w1_forward_backward,
+        peer="eager fwd+bwd"),
+    Row("W4B eager call", "w4b", "floor_call", 6.0, w4b_eager, peer="eager call"),
+    Row("W2 eager step", "w2", "floor_step", 1.2, mlp_step(fl.W2), peer="eager step"),
+    Row("W3 eager step", "w3", "floor_step", 4.0, mlp_step(fl.W3), peer="eager step"),
 ]

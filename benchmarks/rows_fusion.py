@@ -217,10 +217,10 @@ def w6_static(fuse):
 
 
 ROWS = [
-    Row("W1 compiled fused fwd", "w1", "floor_fwd", 0.2, w1_compiled_fused),
-    Row("W1 to_static fused fwd", "w1", "floor_fwd", 0.2, w1_to_static_fused),
-    Row("W6 static exe fwd", "w6", "floor_fwd", 0.4, w6_static(False)),
-    Row("W6 compiled fused fwd", "w6", "floor_fwd", 0.4, w6_static(True)),
-    Row("TFB static exe fwd", "tfb", "floor_fwd", 1.5, tfb_fwd(False)),
-    Row("TFB compiled fused fwd", "tfb", "floor_fwd", 1.0, tfb_fwd(True)),
+    Row("W1 compiled fused fwd", "w1", "floor_fwd", 0.2, w1_compiled_fused, peer="compile fwd"),
+    Row("W1 to_static fused fwd", "w1", "floor_fwd", 0.2, w1_to_static_fused, peer="compile fwd"),
+    Row("W6 static exe fwd", "w6", "floor_fwd", 0.4, w6_static(False), peer="compile fwd"),
+    Row("W6 compiled fused fwd", "w6", "floor_fwd", 0.4, w6_static(True), peer="compile fwd"),
+    Row("TFB static exe fwd", "tfb", "floor_fwd", 1.5, tfb_fwd(False), peer="eager fwd"),
+    Row("TFB compiled fused fwd", "tfb", "floor_fwd", 1.0, tfb_fwd(True), peer="compile fwd"),
 ]

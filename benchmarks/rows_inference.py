@@ -159,9 +159,9 @@ def _w6(paddle):
 
 
 ROWS = [
-    Row("W5 predictor b1", "w5", "floor_b1", 1.5, _w5(1)),
-    Row("W5 predictor b64", "w5", "floor_b64", 1.05, _w5(64)),
-    Row("W5 jit.load b1", "w5", "floor_b1", 2.0, _w5_jit(1)),
-    Row("W5 jit.load b64", "w5", "floor_b64", 1.1, _w5_jit(64)),
-    Row("W6 predictor fwd", "w6", "floor_fwd", 1.0, _w6),
+    Row("W5 predictor b1", "w5", "floor_b1", 1.5, _w5(1), peer="script b1"),
+    Row("W5 predictor b64", "w5", "floor_b64", 1.05, _w5(64), peer="script b64"),
+    Row("W5 jit.load b1", "w5", "floor_b1", 2.0, _w5_jit(1), peer="script b1"),
+    Row("W5 jit.load b64", "w5", "floor_b64", 1.1, _w5_jit(64), peer="script b64"),
+    Row("W6 predictor fwd", "w6", "floor_fwd", 1.0, _w6, peer="compile fwd"),
 ]

@@ -168,8 +168,10 @@ def w4b_to_static(paddle):
 
 
 ROWS = [
-    Row("W1 to_static fwd", "w1", "floor_fwd", 1.5, w1_to_static),
-    Row("W2 to_static step", "w2", "floor_step", 1.15, mlp_to_static_step(fl.W2, first=True)),
-    Row("W3 to_static step", "w3", "floor_step", 4.0, mlp_to_static_step(fl.W3)),
-    Row("W4B to_static call", "w4b", "floor_call", 5.0, w4b_to_static),
+    Row("W1 to_static fwd", "w1", "floor_fwd", 1.5, w1_to_static, peer="compile fwd"),
+    Row("W2 to_static step", "w2", "floor_step", 1.15, mlp_to_static_step(fl.W2, first=True),
+        peer="compile step"),
+    Row("W3 to_static step", "w3", "floor_step", 4.0, mlp_to_static_step(fl.W3),
+        peer="compile step"),
+    Row("W4B to_static call", "w4b", "floor_call", 5.0, w4b_to_static, peer="script call"),
 ]

@@ -84,7 +84,8 @@ def mlp_static_step(cfg, compile=None):
 
 
 ROWS = [
-    Row("W1 static exe fwd", "w1", "floor_fwd", 1.5, w1_static_forward),
-    Row("W2 static exe step", "w2", "floor_step", 1.15, mlp_static_step(fl.W2)),
-    Row("W3 static exe step", "w3", "floor_step", 2.0, mlp_static_step(fl.W3)),
+    Row("W1 static exe fwd", "w1", "floor_fwd", 1.5, w1_static_forward, peer="compile fwd"),
+    Row("W2 static exe step", "w2", "floor_step", 1.15, mlp_static_step(fl.W2),
+        peer="compile step"),
+    Row("W3 static exe step", "w3", "floor_step", 2.0, mlp_static_step(fl.W3), peer="compile step"),
 ]

@@ -179,6 +179,19 @@ def test_nothing_imports_paddle():
     assert not bad, "real paddle imported:\n" + "\n".join(bad)
 
 
+# PyTorch is a benchmark-only peer: one script runs it, in a Python that has it
+PEER_SCRIPTS = (os.path.join("benchmarks", "peers_torch.py"),)
+
+
+def test_only_the_peer_benchmark_imports_torch():
+    bad = [f"{os.path.relpath(p, ROOT)}:{line}: {mod}"
+           for p in _python_files(ROOT, package_only=False)
+           if os.path.relpath(p, ROOT) not in PEER_SCRIPTS
+           for mod, line in imported_modules(p)
+           if mod == "torch" or mod.startswith("torch.")]
+    assert not bad, "torch imported outside benchmarks/peers_torch.py:\n" + "\n".join(bad)
+
+
 def _package_dirs():
     for path in _python_files(ROOT, package_only=True):
         if path.endswith("__init__.py"):
