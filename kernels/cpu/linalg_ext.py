@@ -235,7 +235,9 @@ def qr(ins, attrs, need):
 
 
 # ------------------------------------------------------------------ eigen decompositions
-_CPLX = {np.dtype("float32"): np.complex64, np.dtype("float64"): np.complex128}
+# the complex dtype of a decomposition's results (complex inputs keep theirs)
+_CPLX = {np.dtype("float32"): np.complex64, np.dtype("float64"): np.complex128,
+         np.dtype("complex64"): np.complex64, np.dtype("complex128"): np.complex128}
 
 
 @kernel("eig", dtypes=F)

@@ -12,7 +12,8 @@ them (tests/conformance/fixtures/kernel_dtypes.json), in one table.
   conjugated forward values (the inputs that are not incoming gradients) is
   the complex kernel.
 - The rest are written out: ``abs`` (a real result), softsign (not
-  holomorphic), and the activations whose float kernels compare values
+  holomorphic), acosh's gradient (the float kernel's formula takes the other
+  branch for Re z < 0), and the activations whose float kernels compare values
   (Paddle compares the real parts of complex numbers) or use functions numpy
   has no complex form of (logaddexp).
 """
@@ -22,7 +23,9 @@ from ...ops import get_op
 from ...ops.dtypes import real_of
 from ..registry import KernelKey, CPU, ANY, COMPLEX, register_kernel, kernel
 from . import (activation, creation, control_flow, compare, elementwise, indexing,  # noqa: F401
-               linalg, manipulation, math, reduce)   # the float kernels borrowed below
+               linalg, linalg_ext, linalg_ext_grad, manipulation, math, math_extra,
+               nn_extra, products, reduce, reshape_index,
+               sort_search)   # the float kernels borrowed below
 
 SAME = (
     # creation and data movement
@@ -48,12 +51,20 @@ SAME = (
     "cos", "tan", "sinh", "cosh", "asin", "acos", "atan", "tanh", "sigmoid", "silu",
     # comparisons that numpy defines for complex numbers as Paddle does
     "isclose", "logical_and", "logical_or", "logical_xor", "logical_not",
+    # views, selections and their adjoints (real 0/1 coefficients)
+    "as_strided", "as_strided_grad", "diagonal", "diagonal_grad", "fill_diagonal_tensor",
+    "fill_diagonal_tensor_grad", "fold", "fold_grad", "tensor_unfold", "tensor_unfold_grad",
+    "multiplex", "multiplex_grad", "trace", "trace_grad", "tril_triu", "tril_triu_grad",
+    "view_shape", "view_shape_grad", "view_dtype",
+    # holomorphic forward ops (eigvals: LAPACK's complex routine, no gradient in Paddle)
+    "acosh", "asinh", "atanh", "stanh", "cumprod", "kron", "einsum", "eigvals",
 )
 
 CONJUGATED = (
     "elementwise_mul_grad", "elementwise_div_grad", "matmul_v2_grad", "dot_grad",
     "exp_grad", "expm1_grad", "sin_grad", "cos_grad", "tan_grad", "sinh_grad", "cosh_grad",
     "asin_grad", "acos_grad", "atan_grad", "tanh_grad", "sigmoid_grad", "silu_grad",
+    "asinh_grad", "atanh_grad", "stanh_grad", "cumprod_grad", "kron_grad", "einsum_grad",
 )
 
 
@@ -77,7 +88,10 @@ def conjugating(op_type, fn):
         ins = list(ins)
         for i in fwd:
             a = ins[i]
-            if a is not None and type(a) is not list and a.dtype.kind == "c":
+            if type(a) is list:                 # a duplicable slot (einsum's Operands)
+                ins[i] = [np.conj(x) if x is not None and x.dtype.kind == "c" else x
+                          for x in a]
+            elif a is not None and a.dtype.kind == "c":
                 ins[i] = np.conj(a)
         return fn(ins, attrs, need)
     k.__name__ = f"{op_type}_complex"
@@ -108,6 +122,15 @@ def abs_grad_complex(ins, attrs, need):
     # |z| = sqrt(Re^2 + Im^2): dL/dRe + i dL/dIm = dOut z / |z|
     x, g = ins
     return (g * _unit(x),)
+
+
+# ------------------------------------------------------------------ acosh
+@kernel("acosh_grad", dtypes=COMPLEX)
+def acosh_grad_complex(ins, attrs, need):
+    # acosh'(z) = 1 / (sqrt(z - 1) sqrt(z + 1)) on numpy's principal branch; the
+    # float kernel's 1 / sqrt(z^2 - 1) has the opposite sign where Re z < 0
+    x, g = ins
+    return ((g / np.conj(np.sqrt(x - 1) * np.sqrt(x + 1))).astype(g.dtype, copy=False),)
 
 
 # ------------------------------------------------------------------ activations

@@ -11,6 +11,8 @@ dL/dRe + i dL/dIm (Paddle's convention).
 import numpy as np
 
 from .spec import Case, rand
+from .cases_nn_extra import _UF1, ref_fold
+from .cases_reshape_index import _fill_diag_tensor_ref, _unfold_ref
 
 
 def crand(*shape, seed=0, low=-1.0, high=1.0):
@@ -240,6 +242,8 @@ _HOLOMORPHIC = {
     "atan": np.arctan, "tanh": np.tanh, "sigmoid": lambda z: 1 / (1 + np.exp(-z)),
     "silu": lambda z: z / (1 + np.exp(-z)),
     "logsigmoid": lambda z: -np.log1p(np.exp(-z)),
+    # Re z of either sign: acosh's derivative changes branch with it
+    "acosh": np.arccosh, "asinh": np.arcsinh, "atanh": np.arctanh,
 }
 for _name, _f in _HOLOMORPHIC.items():
     CASES.append(Case(_name, {"X": _Z}, ref=lambda X, f=_f: f(X), id=f"{_name}_complex"))
@@ -259,4 +263,50 @@ CASES += [
          id="softsign_complex"),
     Case("hard_swish", {"X": crand(2, 3, seed=44) * 4 + np.array([-6, 0, 6])},
          ref=_hard_swish_ref, id="hard_swish_complex"),
+]
+
+# ------------------------------------------------------------------ views, selections, products
+_C = crand(3, 4, seed=45)
+_ZC = crand(2, 3, seed=46)
+_ZC[0, 1] = 0                       # a zero: cumprod's gradient takes its product path
+CASES += [
+    Case("stanh", {"X": _Z}, {"scale_a": 0.67, "scale_b": 1.7159},
+         ref=lambda X: 1.7159 * np.tanh(0.67 * X), id="stanh_complex"),
+    Case("cumprod", {"X": crand(2, 3, seed=47)}, {"dim": 1}, ref=lambda X: np.cumprod(X, 1),
+         id="cumprod_complex"),
+    Case("cumprod", {"X": _ZC}, {"dim": -1}, ref=lambda X: np.cumprod(X, -1),
+         id="cumprod_complex_zero"),
+    Case("kron", {"X": crand(2, 2, seed=48), "Y": crand(2, 3, seed=49)},
+         ref=lambda X, Y: np.kron(X, Y), id="kron_complex"),
+    Case("einsum", {"Operands": [crand(2, 3, seed=50), crand(3, 4, seed=51)]},
+         {"equation": "ij,jk->ik"}, ref=lambda Operands: np.einsum("ij,jk->ik", *Operands),
+         id="einsum_complex"),
+    Case("einsum", {"Operands": [crand(3, 3, seed=52)]}, {"equation": "ii->i"},
+         ref=lambda Operands: np.einsum("ii->i", *Operands), id="einsum_complex_diagonal"),
+    # LAPACK is handed the row-major matrix as it is, so it orders the eigenvalues of X^T
+    Case("eigvals", {"X": crand(3, 3, seed=53)}, ref=lambda X: np.linalg.eigvals(X.T),
+         grad=False, id="eigvals_complex"),
+    Case("as_strided", {"input": _C}, {"dims": [4, 3], "stride": [1, 4]},
+         ref=lambda input: input.T.copy(), id="as_strided_complex"),
+    Case("diagonal", {"Input": _C}, {"offset": -1}, ref=lambda Input: np.diagonal(Input, -1),
+         id="diagonal_complex"),
+    Case("fill_diagonal_tensor", {"X": _C, "Y": crand(1, 3, seed=54)}, {"offset": 1},
+         ref=_fill_diag_tensor_ref, id="fill_diagonal_tensor_complex"),
+    Case("fold", {"X": crand(2, 12, 12, seed=55)}, dict(_UF1, output_sizes=[4, 6]),
+         ref=lambda X: (ref_fold(X.real, [4, 6], [2, 3], [1, 1], [0] * 4, [1, 1])
+                        + 1j * ref_fold(X.imag, [4, 6], [2, 3], [1, 1], [0] * 4, [1, 1])),
+         id="fold_complex"),
+    Case("tensor_unfold", {"input": _C}, {"axis": 1, "size": 2, "step": 1},
+         ref=_unfold_ref(1, 2, 1), id="tensor_unfold_complex"),
+    Case("multiplex", {"X": [_C, crand(3, 4, seed=56), crand(3, 4, seed=57)],
+                       "Ids": np.array([[2], [0], [1]], "int32")},
+         ref=lambda X, Ids: np.stack(X)[Ids[:, 0], np.arange(3)], id="multiplex_complex"),
+    Case("trace", {"Input": _C}, {"offset": 1, "axis1": 0, "axis2": 1},
+         ref=lambda Input: np.asarray(np.trace(Input, 1)), id="trace_complex"),
+    Case("tril_triu", {"X": _C}, {"diagonal": 1, "lower": True}, ref=lambda X: np.tril(X, 1),
+         id="tril_complex"),
+    Case("view_shape", {"input": _C}, {"dims": [2, 6]}, ref=lambda input: input.reshape(2, 6),
+         id="view_shape_complex"),
+    Case("view_dtype", {"input": _C}, {"dtype": 6}, ref=lambda input: input.view("float64"),
+         grad=False, id="view_dtype_complex_as_float64"),
 ]
