@@ -6,13 +6,15 @@ legacy ``__model__``), or ``Config()`` then ``set_model``.  An empty or missing
 params file is fine for a model without parameters.
 
 sampan runs on the CPU with numpy, so the device, thread, MKLDNN, TensorRT and
-memory settings Paddle users call are accepted and remembered but change nothing;
+memory settings Paddle users call are accepted and remembered but change nothing
+(``enable_xpu`` refuses, as Paddle's CPU build does, and the XPU setters want it);
 ``switch_ir_optim`` (on by default) turns sampan's own graph passes on or off
 (``inference.passes``).
 """
 import os
 
-__all__ = ["Config", "PrecisionType", "PlaceType", "DataType"]
+__all__ = ["Config", "PrecisionType", "PlaceType", "DataType", "XpuConfig",
+           "get_num_bytes_of_data_type"]
 
 
 class PrecisionType:
@@ -29,6 +31,49 @@ class DataType:
 
     BY_NUMPY = {"float32": FLOAT32, "int64": INT64, "int32": INT32, "uint8": UINT8,
                 "int8": INT8, "float16": FLOAT16, "bool": BOOL, "float64": FLOAT64}
+
+
+# bytes per element of each DataType (Paddle 2.6.2 answers FLOAT32, INT64, INT32
+# and UINT8 and gives -1 for the rest, an unfinished switch; these are the sizes)
+_NBYTES = {DataType.FLOAT32: 4, DataType.INT64: 8, DataType.INT32: 4, DataType.UINT8: 1,
+           DataType.INT8: 1, DataType.FLOAT16: 2, DataType.BOOL: 1, DataType.FLOAT64: 8}
+
+
+def get_num_bytes_of_data_type(dtype):
+    """Bytes per element of an inference ``DataType``."""
+    try:
+        return _NBYTES[dtype]
+    except (KeyError, TypeError):
+        raise ValueError(f"get_num_bytes_of_data_type: {dtype!r} is not an inference "
+                         f"DataType (one of {sorted(_NBYTES)})") from None
+
+
+class XpuConfig:
+    """Paddle Inference's XPU settings (``Config.set_xpu_config``), with its
+    fields and defaults.  sampan has no XPU backend: ``Config.enable_xpu``
+    refuses, as Paddle's CPU build does, so a config never holds one."""
+
+    def __init__(self):
+        self.device_id = 0
+        self.l3_size = 0
+        self.l3_ptr = None
+        self.l3_autotune_size = 0
+        self.context_gm_size = -1
+        self.context = None
+        self.stream = None
+        self.conv_autotune_level = 0
+        self.conv_autotune_file = ""
+        self.conv_autotune_file_writeback = False
+        self.fc_autotune_level = 0
+        self.fc_autotune_file = ""
+        self.fc_autotune_file_writeback = False
+        self.gemm_compute_precision = 1
+        self.transformer_softmax_optimize_level = 0
+        self.transformer_encoder_adaptive_seqlen = True
+        self.quant_post_static_gelu_out_threshold = 10.0
+        self.quant_post_dynamic_activation_method = 0
+        self.quant_post_dynamic_weight_precision = 1
+        self.quant_post_dynamic_op_types = []
 
 
 def _resolve(path):
@@ -129,6 +174,28 @@ class Config:
 
     def gpu_device_id(self):
         return self._device_id
+
+    def enable_xpu(self, l3_size=16777216, l3_locked=False, conv_autotune=False,
+                   conv_autotune_file="", transformer_encoder_precision="int16",
+                   transformer_encoder_adaptive_seqlen=False, enable_multi_stream=False):
+        raise RuntimeError("enable_xpu: sampan has no XPU backend (its predictor runs on the "
+                           "CPU); Paddle's CPU build refuses the same way")
+
+    def use_xpu(self):
+        return False
+
+    def xpu_device_id(self):
+        return 0
+
+    def set_xpu_device_id(self, device_id=0):
+        raise RuntimeError("set_xpu_device_id: call enable_xpu first (sampan has no XPU "
+                           "backend)")
+
+    def set_xpu_config(self, xpu_config):
+        raise RuntimeError("set_xpu_config: call enable_xpu first (sampan has no XPU backend)")
+
+    def xpu_config(self):
+        return XpuConfig()
 
     def set_cpu_math_library_num_threads(self, n):
         """Threads of the math library (numpy's BLAS, kernels/blas_threads.py),

@@ -44,11 +44,23 @@ from . import passes
 from .profile import OpProfile
 from ..dygraph.tensor import Tensor as EagerTensor
 
-__all__ = ["Predictor", "Tensor", "create_predictor", "get_version"]
+__all__ = ["Predictor", "PredictorPool", "Tensor", "create_predictor", "get_version",
+           "get_trt_compile_version", "get_trt_runtime_version"]
 
 
 def get_version():
     return f"sampan {__version__} (numpy CPU predictor)"
+
+
+def get_trt_compile_version():
+    """TensorRT's version this build was compiled with: none, (0, 0, 0), as
+    Paddle's builds without TensorRT answer."""
+    return (0, 0, 0)
+
+
+def get_trt_runtime_version():
+    """TensorRT's version found at run time: none, (0, 0, 0)."""
+    return (0, 0, 0)
 
 
 class _Core:
@@ -321,3 +333,22 @@ def _print_report(profile):
 
 def create_predictor(config):
     return Predictor(config)
+
+
+class PredictorPool:
+    """``size`` predictors of one config, for one thread each: the first made
+    from ``config``, the others its clones (program, plan and weights shared,
+    inputs and outputs their own).  ``retrive(idx)`` (Paddle's spelling) gives
+    predictor ``idx``."""
+
+    def __init__(self, config, size=1):
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise ValueError(f"PredictorPool: the pool size must be an int >= 1, got {size!r}")
+        first = Predictor(config)
+        self._preds = [first] + [first.clone() for _ in range(size - 1)]
+
+    def retrive(self, idx):
+        if isinstance(idx, bool) or not isinstance(idx, int) or not 0 <= idx < len(self._preds):
+            raise ValueError(f"PredictorPool.retrive: there are {len(self._preds)} predictors "
+                             f"in the pool, index {idx!r} is not one of 0..{len(self._preds) - 1}")
+        return self._preds[idx]
