@@ -67,10 +67,16 @@ class LoDTensor:
         self._lod = []
 
     def set(self, array, place=None):
-        a = np.asarray(array) if backend_of(array) == "CPU" else array
+        """Hold a copy of ``array`` (on ``place``'s backend when given), as Paddle's
+        ``set`` copies it in: programs that write the variable in place (an
+        optimizer's update) never write the caller's array, nor does the caller
+        writing it later change the variable."""
+        a = np.array(array) if backend_of(array) == "CPU" else array
         backend = backend_of_place(place)
         if backend is not None and backend_of(a) != backend:
             a = to_backend(a, backend)
+        elif a is array:
+            a = a.copy()                # a device array on its own backend
         self._var.set(a)
 
     def _array(self):

@@ -372,3 +372,24 @@ def test_feed_may_be_a_list_holding_one_places_dict():
             exe.run(main, feed=[{"x": np.ones(2, "float32")}] * 2, fetch_list=[y])
     finally:
         paddle.disable_static()
+
+
+def test_get_tensor_set_copies_the_callers_array(prog):
+    """Paddle's LoDTensor.set copies: an in-place update by the program (SGD on a
+    parameter) leaves the caller's array as it was, and writing that array later
+    leaves the variable alone."""
+    x = static.data("x", [2, 3], "float32")
+    layer = paddle.nn.Linear(3, 1)
+    loss = layer(x).mean()
+    paddle.optimizer.SGD(learning_rate=0.5).minimize(loss)
+    scope = Scope()
+    exe = static.Executor()
+    exe.run(paddle.static.default_startup_program(), scope=scope)
+    w = np.ones((3, 1), "float32")
+    scope.find_var(layer.weight.name).get_tensor().set(w)
+    exe.run(prog, feed={"x": np.ones((2, 3), "float32")}, fetch_list=[loss], scope=scope)
+    assert w.tolist() == [[1.0]] * 3
+    updated = np.array(scope.find_var(layer.weight.name).get_tensor())
+    np.testing.assert_allclose(updated, 0.5)       # 1 - 0.5 * d(mean)/dw = 1 - 0.5 * 1
+    w[:] = 7
+    np.testing.assert_allclose(np.array(scope.find_var(layer.weight.name).get_tensor()), 0.5)
