@@ -42,6 +42,8 @@ from . import io  # noqa: E402,F401
 from . import amp  # noqa: E402,F401
 from . import vision  # noqa: E402,F401
 from .hapi import Model, summary, flops, callbacks  # noqa: E402,F401
+from .hapi.run_check import run_check as _run_check  # noqa: E402
+utils.run_check = _run_check        # paddle.utils.run_check (it trains: above utils/)
 from . import distributed  # noqa: E402,F401  (mpi4py only once a job has >1 rank)
 from .distributed import DataParallel  # noqa: E402,F401
 from . import base, framework, pir_utils  # noqa: E402,F401  (Paddle 2.6's legacy names)
