@@ -42,6 +42,7 @@ from . import io  # noqa: E402,F401
 from . import amp  # noqa: E402,F401
 from . import vision  # noqa: E402,F401
 from .hapi import Model, summary, flops, callbacks  # noqa: E402,F401
+from .hapi import hub  # noqa: E402,F401
 from .hapi.run_check import run_check as _run_check  # noqa: E402
 utils.run_check = _run_check        # paddle.utils.run_check (it trains: above utils/)
 from . import distributed  # noqa: E402,F401  (mpi4py only once a job has >1 rank)
@@ -54,6 +55,7 @@ _sys.modules[__name__ + ".linalg"] = linalg
 _sys.modules[__name__ + ".fft"] = fft
 _sys.modules[__name__ + ".signal"] = signal
 _sys.modules[__name__ + ".callbacks"] = callbacks
+_sys.modules[__name__ + ".hub"] = hub
 
 bool = _DTYPES["bool"]  # noqa: A001
 int8, int16, int32, int64 = (_DTYPES[k] for k in ("int8", "int16", "int32", "int64"))

@@ -22,8 +22,8 @@ ENFORCED = ("", "Tensor", "linalg", "fft", "signal", "device", "jit", "regulariz
             "autograd", "metric", "static", "static.nn",
             # the training toolkit (paddle.Model, summary, flops: hapi/)
             "callbacks",
-            # the deployment engine (issue 23), paddle.utils' helpers
-            "inference", "utils")
+            # the deployment engine (issue 23), paddle.utils' helpers, paddle.hub
+            "inference", "utils", "hub")
 
 # name (in namespace "" unless "ns:name") -> why sampan has no such name
 ALLOWED_MISSING = {
