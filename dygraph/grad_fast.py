@@ -13,10 +13,13 @@ op's first backward and cached on the OpDef), so running a node is one call:
 
 where ``g`` is the gradient of the node's output (an array).  It computes the
 gradients of the inputs that need one (``stop_gradient`` read at backward
-time, as the general path does) and delivers each (``deliver``): summed into
-the producer's pending output gradients (the producer queued when first
-reached) or into a leaf's sum for this walk.  It returns the producer to run
-next when it queued exactly one into an empty queue (a chain), else None.
+time, as the general path does) and delivers each: into a leaf's sum for
+this walk, or to the producing node.  A producer reached first while nothing
+is queued (a chain) is handed back with its gradient, ``nxt = (node,
+gradient)``, and runs next without the queue; a second one reached sends it
+to the queue after all (``spill``), and producers reached otherwise gather
+their gradients in ``pending`` and wait in the heap (``queue``).  ``nxt`` is
+None when nothing is handed back.
 
 The kernel is the grad op's cached eager kernel for the dtype of its deciding
 input (``OpDef.eager_cache``, shared with the forward dispatch); for nodes
