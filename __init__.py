@@ -28,6 +28,7 @@ _methods.install(_Variable, eager=False, wrap_operators=_tmp_names)
 from .static import enable_static, disable_static  # noqa: E402,F401
 
 from . import utils, nn, optimizer  # noqa: E402,F401
+from . import distribution  # noqa: E402,F401
 from . import metric  # noqa: E402,F401
 from .optimizer import regularizer  # noqa: E402,F401
 from .nn.param_attr import ParamAttr, create_parameter  # noqa: E402,F401

@@ -23,7 +23,9 @@ ENFORCED = ("", "Tensor", "linalg", "fft", "signal", "device", "jit", "regulariz
             # the training toolkit (paddle.Model, summary, flops: hapi/)
             "callbacks",
             # the deployment engine (issue 23), paddle.utils' helpers, paddle.hub
-            "inference", "utils", "hub")
+            "inference", "utils", "hub",
+            # paddle.distribution
+            "distribution")
 
 # name (in namespace "" unless "ns:name") -> why sampan has no such name
 ALLOWED_MISSING = {

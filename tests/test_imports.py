@@ -27,6 +27,7 @@ LAYERS = [
     ("executor", {"ops", "kernels", "utils", "program"}),
     ("tensor", {"ops", "kernels", "utils", "dygraph", "program"}),
     ("nn", {"ops", "kernels", "utils", "dygraph", "program", "tensor"}),
+    ("distribution", {"ops", "kernels", "utils", "dygraph", "program", "tensor", "nn"}),
     ("optimizer", {"ops", "kernels", "utils", "dygraph", "program", "tensor", "nn"}),
     ("metric", {"ops", "tensor"}),
     ("device", {"ops", "kernels", "tensor"}),
@@ -167,7 +168,8 @@ def test_readme_lists_the_layers_in_order():
 # interpreter, to measure Paddle beside sampan)
 ORACLE_SCRIPTS = (os.path.join("tests", "interop", ""), os.path.join("benchmarks", "memory.py"),
                   os.path.join("benchmarks", "lstm_paddle.py"),
-                  os.path.join("benchmarks", "dataloader.py"))
+                  os.path.join("benchmarks", "dataloader.py"),
+                  os.path.join("tests", "distribution", "record_paddle.py"))
 
 
 def test_nothing_imports_paddle():

@@ -1,0 +1,655 @@
+"""Transforms y = f(x) between random variables, with their log-abs-det
+Jacobians, for building ``TransformedDistribution``s.
+
+Each transform knows its domain and codomain as a ``_Variable`` (an
+``event_rank``: how many rightmost axes form one event, plus a constraint),
+so chains and distributions can sum log-det-Jacobians over the right axes.
+Public methods check their input and call the ``_forward``/``_inverse``/
+``_forward_log_det_jacobian``/``_inverse_log_det_jacobian`` hooks a subclass
+defines; a missing log-det side is derived from the other one.
+"""
+import enum
+import math
+import typing
+
+from .. import tensor as T
+from .distribution import Distribution, is_tensor, sum_rightmost
+
+__all__ = ["Transform", "AbsTransform", "AffineTransform", "ChainTransform", "ExpTransform",
+           "IndependentTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
+           "SoftmaxTransform", "StackTransform", "StickBreakingTransform", "TanhTransform"]
+
+
+class Type(enum.Enum):
+    """How a transform maps: bijection, injection, surjection or other."""
+    BIJECTION = "bijection"
+    INJECTION = "injection"
+    SURJECTION = "surjection"
+    OTHER = "other"
+
+    @classmethod
+    def is_injective(cls, _type):
+        return _type in (cls.BIJECTION, cls.INJECTION)
+
+
+class _Variable:
+    """The support of a transform's input or output: discreteness, event
+    rank and a name for its constraint (real, positive, range, simplex)."""
+
+    def __init__(self, is_discrete=False, event_rank=0, constraint="real"):
+        self._is_discrete = is_discrete
+        self._event_rank = event_rank
+        self._constraint = constraint
+
+    @property
+    def is_discrete(self):
+        return self._is_discrete
+
+    @property
+    def event_rank(self):
+        return self._event_rank
+
+
+class _Independent(_Variable):
+    """``base`` with ``n`` more rightmost axes in each event."""
+
+    def __init__(self, base, n):
+        self._base = base
+        self._reinterpreted_batch_rank = n
+        super().__init__(base.is_discrete, base.event_rank + n, base._constraint)
+
+
+class _Stack(_Variable):
+    """Variables stacked along ``axis``."""
+
+    def __init__(self, variables, axis=0):
+        self._vars = variables
+        self._axis = axis
+        super().__init__()
+
+    @property
+    def is_discrete(self):
+        return any(v.is_discrete for v in self._vars)
+
+    @property
+    def event_rank(self):
+        rank = max(v.event_rank for v in self._vars)
+        if self._axis + rank < 0:
+            rank += 1
+        return rank
+
+
+_real = _Variable(False, 0, "real")
+_positive = _Variable(False, 0, "positive")
+
+
+def _check_tensor(v, what, expect="a Tensor or Real"):
+    if not is_tensor(v):
+        raise TypeError(f"Expected '{what}' is {expect}, but got {type(v)}.")
+
+
+class Transform:
+    """Base class of transforms.  Calling a transform on a Tensor applies
+    ``forward``; on a Distribution it gives a ``TransformedDistribution``; on
+    another Transform it gives their chain (this one applied first)."""
+
+    _type = Type.INJECTION
+
+    def __init__(self):
+        super().__init__()
+
+    @classmethod
+    def _is_injective(cls):
+        return Type.is_injective(cls._type)
+
+    def __call__(self, input):
+        if isinstance(input, Distribution):
+            from .transformed import TransformedDistribution
+            return TransformedDistribution(input, [self])
+        if isinstance(input, Transform):
+            return ChainTransform([self, input])
+        return self.forward(input)
+
+    def forward(self, x):
+        """y = f(x)."""
+        _check_tensor(x, "x")
+        if x.dim() < self._domain.event_rank:
+            raise ValueError(f"The dimensions of x({x.dim()}) should be grater than or equal "
+                             f"to {self._domain.event_rank}")
+        return self._forward(x)
+
+    def inverse(self, y):
+        """x = f^-1(y)."""
+        _check_tensor(y, "y")
+        if y.dim() < self._codomain.event_rank:
+            raise ValueError(f"The dimensions of y({y.dim()}) should be grater than or equal "
+                             f"to {self._codomain.event_rank}")
+        return self._inverse(y)
+
+    def forward_log_det_jacobian(self, x):
+        """log |det J_f(x)|."""
+        _check_tensor(x, "y")
+        if x.dim() < self._domain.event_rank:
+            raise ValueError(f"The dimensions of x({x.dim()}) should be grater than or equal "
+                             f"to {self._domain.event_rank}")
+        if not self._is_injective():
+            raise NotImplementedError("forward_log_det_jacobian can't be implemented for "
+                                      "non-injectivetransforms.")
+        return self._call_forward_log_det_jacobian(x)
+
+    def inverse_log_det_jacobian(self, y):
+        """log |det J_{f^-1}(y)| (= -forward_log_det_jacobian(f^-1(y)))."""
+        _check_tensor(y, "y", "a Tensor")
+        if y.dim() < self._codomain.event_rank:
+            raise ValueError(f"The dimensions of y({y.dim()}) should be grater than or equal "
+                             f"to {self._codomain.event_rank}")
+        return self._call_inverse_log_det_jacobian(y)
+
+    def forward_shape(self, shape):
+        """Shape of f(x) for an x of ``shape``."""
+        if not isinstance(shape, typing.Sequence):
+            raise TypeError(f"Expected shape is Sequence[int] type, but got {type(shape)}.")
+        return self._forward_shape(shape)
+
+    def inverse_shape(self, shape):
+        """Shape of f^-1(y) for a y of ``shape``."""
+        if not isinstance(shape, typing.Sequence):
+            raise TypeError(f"Expected shape is Sequence[int] type, but got {type(shape)}.")
+        return self._inverse_shape(shape)
+
+    @property
+    def _domain(self):
+        return _real
+
+    @property
+    def _codomain(self):
+        return _real
+
+    def _forward(self, x):
+        raise NotImplementedError("Forward not implemented")
+
+    def _inverse(self, y):
+        raise NotImplementedError("Inverse not implemented")
+
+    def _call_forward_log_det_jacobian(self, x):
+        if hasattr(self, "_forward_log_det_jacobian"):
+            return self._forward_log_det_jacobian(x)
+        if hasattr(self, "_inverse_log_det_jacobian"):
+            return -self._inverse_log_det_jacobian(self.forward(x))
+        raise NotImplementedError("Neither _forward_log_det_jacobian nor "
+                                  "_inverse_log_det_jacobian is implemented. One of them is "
+                                  "required.")
+
+    def _call_inverse_log_det_jacobian(self, y):
+        if hasattr(self, "_inverse_log_det_jacobian"):
+            return self._inverse_log_det_jacobian(y)
+        if hasattr(self, "_forward_log_det_jacobian"):
+            return -self._forward_log_det_jacobian(self._inverse(y))
+        raise NotImplementedError("Neither _forward_log_det_jacobian nor "
+                                  "_inverse_log_det_jacobian is implemented. One of them is "
+                                  "required")
+
+    def _forward_shape(self, shape):
+        return shape
+
+    def _inverse_shape(self, shape):
+        return shape
+
+
+class AbsTransform(Transform):
+    """y = |x|, a surjection: ``inverse`` returns both preimages (-y, y)."""
+    _type = Type.SURJECTION
+
+    def _forward(self, x):
+        return x.abs()
+
+    def _inverse(self, y):
+        return -y, y
+
+    def _inverse_log_det_jacobian(self, y):
+        zero = T.zeros([], dtype=y.dtype)
+        return zero, zero
+
+    @property
+    def _codomain(self):
+        return _positive
+
+
+class AffineTransform(Transform):
+    """y = loc + scale * x (``loc`` and ``scale`` Tensors)."""
+    _type = Type.BIJECTION
+
+    def __init__(self, loc, scale):
+        if not is_tensor(loc):
+            raise TypeError(f"Expected 'loc' is a Tensor, but got {type(loc)}")
+        if not is_tensor(scale):
+            raise TypeError(f"Expected scale is a Tensor, but got {type(scale)}")
+        self._loc = loc
+        self._scale = scale
+        super().__init__()
+
+    @property
+    def loc(self):
+        return self._loc
+
+    @property
+    def scale(self):
+        return self._scale
+
+    def _forward(self, x):
+        return self._loc + self._scale * x
+
+    def _inverse(self, y):
+        return (y - self._loc) / self._scale
+
+    def _forward_log_det_jacobian(self, x):
+        return T.log(T.abs(self._scale))
+
+    def _forward_shape(self, shape):
+        return tuple(T.broadcast_shape(T.broadcast_shape(list(shape), list(self._loc.shape)),
+                                       list(self._scale.shape)))
+
+    _inverse_shape = _forward_shape
+
+
+class ChainTransform(Transform):
+    """The composition of ``transforms``, the first applied first."""
+
+    def __init__(self, transforms):
+        if not isinstance(transforms, typing.Sequence):
+            raise TypeError(f"Expected type of 'transforms' is Sequence, but got "
+                            f"{type(transforms)}")
+        if not all(isinstance(t, Transform) for t in transforms):
+            raise TypeError("All elements of transforms should be Transform type.")
+        self.transforms = transforms
+        super().__init__()
+
+    def _is_injective(self):
+        return all(t._is_injective() for t in self.transforms)
+
+    def _forward(self, x):
+        for t in self.transforms:
+            x = t.forward(x)
+        return x
+
+    def _inverse(self, y):
+        for t in reversed(self.transforms):
+            y = t.inverse(y)
+        return y
+
+    def _forward_log_det_jacobian(self, x):
+        value = 0.0
+        event_rank = self._domain.event_rank
+        for t in self.transforms:
+            value = value + sum_rightmost(t.forward_log_det_jacobian(x),
+                                          event_rank - t._domain.event_rank)
+            x = t.forward(x)
+            event_rank += t._codomain.event_rank - t._domain.event_rank
+        return value
+
+    def _forward_shape(self, shape):
+        for t in self.transforms:
+            shape = t.forward_shape(shape)
+        return shape
+
+    def _inverse_shape(self, shape):
+        for t in self.transforms:
+            shape = t.inverse_shape(shape)
+        return shape
+
+    def _sum_rightmost(self, value, n):
+        return sum_rightmost(value, n)
+
+    @property
+    def _domain(self):
+        domain = self.transforms[0]._domain
+        rank = self.transforms[-1]._codomain.event_rank
+        for t in reversed(self.transforms):
+            rank -= t._codomain.event_rank - t._domain.event_rank
+            rank = max(rank, t._domain.event_rank)
+        return _Independent(domain, rank - domain.event_rank)
+
+    @property
+    def _codomain(self):
+        codomain = self.transforms[-1]._codomain
+        rank = self.transforms[0]._domain.event_rank
+        for t in self.transforms:
+            rank += t._codomain.event_rank - t._domain.event_rank
+            rank = max(rank, t._codomain.event_rank)
+        return _Independent(codomain, rank - codomain.event_rank)
+
+
+class ExpTransform(Transform):
+    """y = exp(x); log-det-Jacobian x."""
+    _type = Type.BIJECTION
+
+    @property
+    def _codomain(self):
+        return _positive
+
+    def _forward(self, x):
+        return x.exp()
+
+    def _inverse(self, y):
+        return y.log()
+
+    def _forward_log_det_jacobian(self, x):
+        return x
+
+
+class IndependentTransform(Transform):
+    """``base`` with its ``reinterpreted_batch_rank`` rightmost batch axes
+    read as event axes: the log-det-Jacobian is summed over them."""
+
+    def __init__(self, base, reinterpreted_batch_rank):
+        if not isinstance(base, Transform):
+            raise TypeError(f"Expected 'base' is Transform type, but get {type(base)}")
+        if reinterpreted_batch_rank <= 0:
+            raise ValueError(f"Expected 'reinterpreted_batch_rank' is grater than zero, but got "
+                             f"{reinterpreted_batch_rank}")
+        self._base = base
+        self._reinterpreted_batch_rank = reinterpreted_batch_rank
+        super().__init__()
+
+    def _is_injective(self):
+        return self._base._is_injective()
+
+    def _forward(self, x):
+        if x.dim() < self._domain.event_rank:
+            raise ValueError("Input dimensions is less than event dimensions.")
+        return self._base.forward(x)
+
+    def _inverse(self, y):
+        if y.dim() < self._codomain.event_rank:
+            raise ValueError("Input dimensions is less than event dimensions.")
+        return self._base.inverse(y)
+
+    def _forward_log_det_jacobian(self, x):
+        return self._base.forward_log_det_jacobian(x).sum(
+            list(range(-self._reinterpreted_batch_rank, 0)))
+
+    def _forward_shape(self, shape):
+        return self._base.forward_shape(shape)
+
+    def _inverse_shape(self, shape):
+        return self._base.inverse_shape(shape)
+
+    @property
+    def _domain(self):
+        return _Independent(self._base._domain, self._reinterpreted_batch_rank)
+
+    @property
+    def _codomain(self):
+        return _Independent(self._base._codomain, self._reinterpreted_batch_rank)
+
+
+class PowerTransform(Transform):
+    """y = x ** power (``power`` a Tensor)."""
+    _type = Type.BIJECTION
+
+    def __init__(self, power):
+        if not is_tensor(power):
+            raise TypeError(f"Expected 'power' is a tensor, but got {type(power)}")
+        self._power = power
+        super().__init__()
+
+    @property
+    def power(self):
+        return self._power
+
+    @property
+    def _codomain(self):
+        return _positive
+
+    def _forward(self, x):
+        return x.pow(self._power)
+
+    def _inverse(self, y):
+        return y.pow(1 / self._power)
+
+    def _forward_log_det_jacobian(self, x):
+        return T.log(T.abs(self._power * x.pow(self._power - 1)))
+
+    def _forward_shape(self, shape):
+        return tuple(T.broadcast_shape(list(shape), list(self._power.shape)))
+
+    _inverse_shape = _forward_shape
+
+
+class ReshapeTransform(Transform):
+    """Reshape the event part of a tensor from ``in_event_shape`` to
+    ``out_event_shape`` (same number of elements); log-det-Jacobian 0."""
+    _type = Type.BIJECTION
+
+    def __init__(self, in_event_shape, out_event_shape):
+        if not isinstance(in_event_shape, typing.Sequence) or \
+                not isinstance(out_event_shape, typing.Sequence):
+            raise TypeError(f"Expected type of 'in_event_shape' and 'out_event_shape' is "
+                            f"Squence[int], but got 'in_event_shape': {in_event_shape}, "
+                            f"'out_event_shape': {out_event_shape}")
+        in_size = math.prod(in_event_shape)
+        out_size = math.prod(out_event_shape)
+        if in_size != out_size:
+            raise ValueError(f"The numel of 'in_event_shape' should be 'out_event_shape', "
+                             f"but got {in_size}!={out_size}")
+        self._in_event_shape = tuple(in_event_shape)
+        self._out_event_shape = tuple(out_event_shape)
+        super().__init__()
+
+    @property
+    def in_event_shape(self):
+        return self._in_event_shape
+
+    @property
+    def out_event_shape(self):
+        return self._out_event_shape
+
+    @property
+    def _domain(self):
+        return _Independent(_real, len(self._in_event_shape))
+
+    @property
+    def _codomain(self):
+        return _Independent(_real, len(self._out_event_shape))
+
+    def _forward(self, x):
+        batch = tuple(x.shape)[:x.dim() - len(self._in_event_shape)]
+        return x.reshape(list(batch + self._out_event_shape))
+
+    def _inverse(self, y):
+        batch = tuple(y.shape)[:y.dim() - len(self._out_event_shape)]
+        return y.reshape(list(batch + self._in_event_shape))
+
+    @staticmethod
+    def _swap(shape, old, new, what):
+        if len(shape) < len(old):
+            raise ValueError(f"Expected {what} is not less than {len(old)}, but got {len(shape)}")
+        if tuple(shape[-len(old):]) != tuple(old):
+            raise ValueError(f"Event shape mismatch, expected: {old}, but got "
+                             f"{shape[-len(old):]}")
+        return tuple(shape[:-len(old)]) + new
+
+    def _forward_shape(self, shape):
+        return self._swap(shape, self._in_event_shape, self._out_event_shape,
+                          "length of 'shape'")
+
+    def _inverse_shape(self, shape):
+        return self._swap(shape, self._out_event_shape, self._in_event_shape,
+                          "'shape' length")
+
+    def _forward_log_det_jacobian(self, x):
+        shape = list(x.shape[:x.dim() - len(self._in_event_shape)])
+        return T.zeros(shape, dtype=x.dtype)
+
+
+class SigmoidTransform(Transform):
+    """y = sigmoid(x), onto (0, 1)."""
+
+    @property
+    def _codomain(self):
+        return _Variable(False, 0, "range(0, 1)")
+
+    def _forward(self, x):
+        return T.sigmoid(x)
+
+    def _inverse(self, y):
+        return y.log() - (-y).log1p()
+
+    def _forward_log_det_jacobian(self, x):
+        from ..nn import functional as F
+        return -F.softplus(-x) - F.softplus(x)
+
+
+class SoftmaxTransform(Transform):
+    """y = softmax(x) over the last axis; not injective (``inverse`` returns
+    log y, one preimage), so it has no log-det-Jacobian."""
+    _type = Type.OTHER
+
+    @property
+    def _domain(self):
+        return _Independent(_real, 1)
+
+    @property
+    def _codomain(self):
+        return _Variable(False, 1, "simplex")
+
+    def _forward(self, x):
+        e = (x - x.max(-1, keepdim=True)).exp()
+        return e / e.sum(-1, keepdim=True)
+
+    def _inverse(self, y):
+        return y.log()
+
+    def _forward_shape(self, shape):
+        if len(shape) < 1:
+            raise ValueError(f"Expected length of shape is grater than 1, but got {len(shape)}")
+        return shape
+
+    _inverse_shape = _forward_shape
+
+
+class StackTransform(Transform):
+    """Apply ``transforms[i]`` to slice i of the input along ``axis``."""
+
+    def __init__(self, transforms, axis=0):
+        if not transforms or not isinstance(transforms, typing.Sequence):
+            raise TypeError(f"Expected 'transforms' is Sequence[Transform], but got "
+                            f"{type(transforms)}.")
+        if not all(isinstance(t, Transform) for t in transforms):
+            raise TypeError("Expected all element in transforms is Transform Type.")
+        if not isinstance(axis, int):
+            raise TypeError(f"Expected 'axis' is int, but got{type(axis)}.")
+        self._transforms = transforms
+        self._axis = axis
+
+    def _is_injective(self):
+        return all(t._is_injective() for t in self._transforms)
+
+    @property
+    def transforms(self):
+        return self._transforms
+
+    @property
+    def axis(self):
+        return self._axis
+
+    def _map(self, v, method):
+        self._check_size(v)
+        parts = T.unstack(v, self._axis)
+        return T.stack([getattr(t, method)(p) for p, t in zip(parts, self._transforms)],
+                       self._axis)
+
+    def _forward(self, x):
+        return self._map(x, "forward")
+
+    def _inverse(self, y):
+        return self._map(y, "inverse")
+
+    def _forward_log_det_jacobian(self, x):
+        return self._map(x, "forward_log_det_jacobian")
+
+    def _check_size(self, v):
+        if not -v.dim() <= self._axis < v.dim():
+            raise ValueError(f"Input dimensions {v.dim()} should be grater than stack transform "
+                             f"axis {self._axis}.")
+        if v.shape[self._axis] != len(self._transforms):
+            raise ValueError(f"Input size along {self._axis} should be equal to the length of "
+                             f"transforms.")
+
+    @property
+    def _domain(self):
+        return _Stack([t._domain for t in self._transforms], self._axis)
+
+    @property
+    def _codomain(self):
+        return _Stack([t._codomain for t in self._transforms], self._axis)
+
+
+def _offset(k, dtype):
+    """[k, k-1, ..., 1] as a constant tensor (the stick-breaking offsets)."""
+    return k + 1 - T.cumsum(T.ones([k], dtype=dtype), -1)
+
+
+class StickBreakingTransform(Transform):
+    """Map R^K onto the (K+1)-simplex by stick breaking: z_i =
+    sigmoid(x_i - log(K + 1 - i)), y_i = z_i prod_{j<i} (1 - z_j), and the
+    last coordinate takes what is left."""
+    _type = Type.BIJECTION
+
+    def _forward(self, x):
+        from ..nn import functional as F
+        k = x.shape[-1]
+        z = T.sigmoid(x - _offset(k, x.dtype).log())
+        rest = T.cumprod(1 - z, -1)
+        pad = [0] * 2 * (len(x.shape) - 1)
+        return F.pad(z, pad + [0, 1], value=1) * F.pad(rest, pad + [1, 0], value=1)
+
+    def _inverse(self, y):
+        y_crop = y[..., :-1]
+        offset = _offset(y_crop.shape[-1], y.dtype)
+        sf = 1 - T.cumsum(y_crop, -1)
+        return y_crop.log() - sf.log() + offset.log()
+
+    def _forward_log_det_jacobian(self, x):
+        from ..nn import functional as F
+        y = self.forward(x)
+        x = x - _offset(x.shape[-1], x.dtype).log()
+        return (-x + F.log_sigmoid(x) + y[..., :-1].log()).sum(-1)
+
+    def _forward_shape(self, shape):
+        if not shape:
+            raise ValueError(f"Expected 'shape' is not empty, but got {shape}")
+        return tuple(shape[:-1]) + (shape[-1] + 1,)
+
+    def _inverse_shape(self, shape):
+        if not shape:
+            raise ValueError(f"Expected 'shape' is not empty, but got {shape}")
+        return tuple(shape[:-1]) + (shape[-1] - 1,)
+
+    @property
+    def _domain(self):
+        return _Independent(_real, 1)
+
+    @property
+    def _codomain(self):
+        return _Variable(False, 1, "simplex")
+
+
+class TanhTransform(Transform):
+    """y = tanh(x), onto (-1, 1)."""
+    _type = Type.BIJECTION
+
+    @property
+    def _codomain(self):
+        return _Variable(False, 0, "range(-1, 1)")
+
+    def _forward(self, x):
+        return x.tanh()
+
+    def _inverse(self, y):
+        return y.atanh()
+
+    def _forward_log_det_jacobian(self, x):
+        from ..nn import functional as F
+        # log(1 - tanh(x)^2) = 2 (log 2 - x - softplus(-2x)), stable
+        return 2.0 * (math.log(2.0) - x - F.softplus(-2.0 * x))
