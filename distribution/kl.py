@@ -67,11 +67,6 @@ def _dispatch(cls_p, cls_q):
     return _REGISTER_TABLE[left]
 
 
-@register_kl(Bernoulli, Bernoulli)
-def _kl_bernoulli_bernoulli(p, q):
-    return p.kl_divergence(q)
-
-
 @register_kl(Beta, Beta)
 def _kl_beta_beta(p, q):
     pa, pb, qa, qb = p.alpha, p.beta, q.alpha, q.beta
@@ -89,35 +84,14 @@ def _kl_dirichlet_dirichlet(p, q):
             + ((pc - qc) * (T.digamma(pc) - T.digamma(p0).unsqueeze(-1))).sum(-1))
 
 
-@register_kl(Categorical, Categorical)
-def _kl_categorical_categorical(p, q):
+def _own_closed_form(p, q):
+    """The pair's closed form, the distribution's own ``kl_divergence``."""
     return p.kl_divergence(q)
 
 
-@register_kl(Cauchy, Cauchy)
-def _kl_cauchy_cauchy(p, q):
-    return p.kl_divergence(q)
-
-
-@register_kl(Normal, Normal)
-def _kl_normal_normal(p, q):
-    return p.kl_divergence(q)
-
-
-@register_kl(Uniform, Uniform)
-def _kl_uniform_uniform(p, q):
-    # registered as in Paddle 2.6, where Uniform has no kl_divergence method
-    return p.kl_divergence(q)
-
-
-@register_kl(Laplace, Laplace)
-def _kl_laplace_laplace(p, q):
-    return p.kl_divergence(q)
-
-
-@register_kl(Geometric, Geometric)
-def _kl_geometric_geometric(p, q):
-    return p.kl_divergence(q)
+# (Uniform is registered as in Paddle 2.6, where Uniform has no kl_divergence method)
+for _cls in (Bernoulli, Categorical, Cauchy, Normal, Uniform, Laplace, Geometric):
+    register_kl(_cls, _cls)(_own_closed_form)
 
 
 @register_kl(ExponentialFamily, ExponentialFamily)

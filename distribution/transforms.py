@@ -88,6 +88,15 @@ def _check_tensor(v, what, expect="a Tensor or Real"):
         raise TypeError(f"Expected '{what}' is {expect}, but got {type(v)}.")
 
 
+def _check_value(v, what, dim_name, event_rank, expect="a Tensor or Real"):
+    """A transform's input ``v``: a tensor of at least ``event_rank`` dimensions
+    (Paddle's messages, ``what`` and ``dim_name`` as it names the argument)."""
+    _check_tensor(v, what, expect)
+    if v.dim() < event_rank:
+        raise ValueError(f"The dimensions of {dim_name}({v.dim()}) should be grater than or "
+                         f"equal to {event_rank}")
+
+
 class Transform:
     """Base class of transforms.  Calling a transform on a Tensor applies
     ``forward``; on a Distribution it gives a ``TransformedDistribution``; on
@@ -112,26 +121,17 @@ class Transform:
 
     def forward(self, x):
         """y = f(x)."""
-        _check_tensor(x, "x")
-        if x.dim() < self._domain.event_rank:
-            raise ValueError(f"The dimensions of x({x.dim()}) should be grater than or equal "
-                             f"to {self._domain.event_rank}")
+        _check_value(x, "x", "x", self._domain.event_rank)
         return self._forward(x)
 
     def inverse(self, y):
         """x = f^-1(y)."""
-        _check_tensor(y, "y")
-        if y.dim() < self._codomain.event_rank:
-            raise ValueError(f"The dimensions of y({y.dim()}) should be grater than or equal "
-                             f"to {self._codomain.event_rank}")
+        _check_value(y, "y", "y", self._codomain.event_rank)
         return self._inverse(y)
 
     def forward_log_det_jacobian(self, x):
         """log |det J_f(x)|."""
-        _check_tensor(x, "y")
-        if x.dim() < self._domain.event_rank:
-            raise ValueError(f"The dimensions of x({x.dim()}) should be grater than or equal "
-                             f"to {self._domain.event_rank}")
+        _check_value(x, "y", "x", self._domain.event_rank)     # Paddle calls x "y" here
         if not self._is_injective():
             raise NotImplementedError("forward_log_det_jacobian can't be implemented for "
                                       "non-injectivetransforms.")
@@ -139,10 +139,7 @@ class Transform:
 
     def inverse_log_det_jacobian(self, y):
         """log |det J_{f^-1}(y)| (= -forward_log_det_jacobian(f^-1(y)))."""
-        _check_tensor(y, "y", "a Tensor")
-        if y.dim() < self._codomain.event_rank:
-            raise ValueError(f"The dimensions of y({y.dim()}) should be grater than or equal "
-                             f"to {self._codomain.event_rank}")
+        _check_value(y, "y", "y", self._codomain.event_rank, "a Tensor")
         return self._call_inverse_log_det_jacobian(y)
 
     def forward_shape(self, shape):
