@@ -40,6 +40,7 @@ from .tensor import spectral_fft as fft, spectral_signal as signal  # noqa: E402
 from . import jit, inference  # noqa: E402,F401
 from . import device  # noqa: E402,F401
 from . import io  # noqa: E402,F401
+from . import text  # noqa: E402,F401
 from . import amp  # noqa: E402,F401
 from . import vision  # noqa: E402,F401
 from .hapi import Model, summary, flops, callbacks  # noqa: E402,F401

@@ -24,8 +24,8 @@ ENFORCED = ("", "Tensor", "linalg", "fft", "signal", "device", "jit", "regulariz
             "callbacks",
             # the deployment engine (issue 23), paddle.utils' helpers, paddle.hub
             "inference", "utils", "hub",
-            # paddle.distribution
-            "distribution")
+            # paddle.distribution, paddle.text
+            "distribution", "text")
 
 # name (in namespace "" unless "ns:name") -> why sampan has no such name
 ALLOWED_MISSING = {

@@ -40,6 +40,8 @@ LAYERS = [
     ("jit", {"ops", "kernels", "utils", "dygraph", "program", "executor", "tensor", "nn",
              "save_load", "static", "ast_transforms"}),
     ("io", {"ops", "kernels", "utils", "dygraph", "program", "executor", "tensor", "nn", "jit"}),
+    ("text", {"ops", "kernels", "utils", "dygraph", "program", "executor", "tensor", "nn", "jit",
+              "io"}),
     ("vision", {"ops", "kernels", "utils", "dygraph", "program", "executor", "tensor", "nn",
                 "save_load", "static", "jit", "io"}),
     ("hapi", {"ops", "kernels", "utils", "dygraph", "program", "executor", "tensor", "nn",
@@ -169,7 +171,8 @@ def test_readme_lists_the_layers_in_order():
 ORACLE_SCRIPTS = (os.path.join("tests", "interop", ""), os.path.join("benchmarks", "memory.py"),
                   os.path.join("benchmarks", "lstm_paddle.py"),
                   os.path.join("benchmarks", "dataloader.py"),
-                  os.path.join("tests", "distribution", "record_paddle.py"))
+                  os.path.join("tests", "distribution", "record_paddle.py"),
+                  os.path.join("tests", "text", "record_text.py"))
 
 
 def test_nothing_imports_paddle():
