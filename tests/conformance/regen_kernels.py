@@ -16,20 +16,25 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = os.path.join(HERE, "fixtures", "kernel_dtypes.json")
 
 
-def main(argv):
+def record_per_op(recorder, fixture):
+    """Run ``tests/interop/<recorder>`` in the interop tier's side venv on the list
+    of every op type sampan declares, writing ``fixture``; its exit status."""
     from sampan.ops import list_ops
     from tests.interop import harness
 
     os.environ.setdefault("SAMPAN_INTEROP", "1")
-    python, versions, _ = harness.ensure_venv()
+    python, _, _ = harness.ensure_venv()
     env = dict(os.environ, GLOG_minloglevel="2", CUDA_VISIBLE_DEVICES="")
     with tempfile.TemporaryDirectory() as tmp:
         ops_file = os.path.join(tmp, "ops.json")
         with open(ops_file, "w") as f:
             json.dump(sorted(list_ops()), f)
-        recorder = os.path.join(os.path.dirname(HERE), "interop", "conformance_kernels.py")
-        proc = subprocess.run([python, recorder, ops_file, FIXTURE], env=env)
-    return proc.returncode
+        script = os.path.join(os.path.dirname(HERE), "interop", recorder)
+        return subprocess.run([python, script, ops_file, fixture], env=env).returncode
+
+
+def main(argv):
+    return record_per_op("conformance_kernels.py", FIXTURE)
 
 
 if __name__ == "__main__":

@@ -2,34 +2,20 @@
 
     python -m tests.conformance.regen_phi_names
 
-Writes every op type sampan declares (``sampan.ops.list_ops()``) to a temporary
-file and runs ``tests/interop/conformance_phi_names.py`` on it in the interop
-tier's side venv (``tests/interop/harness.py``).
+Runs ``tests/interop/conformance_phi_names.py`` on every op type sampan declares
+in the interop tier's side venv (``regen_kernels.record_per_op``).
 """
-import json
 import os
-import subprocess
 import sys
-import tempfile
+
+from tests.conformance.regen_kernels import record_per_op
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURE = os.path.join(HERE, "fixtures", "phi_kernel_names.json")
 
 
 def main(argv):
-    from sampan.ops import list_ops
-    from tests.interop import harness
-
-    os.environ.setdefault("SAMPAN_INTEROP", "1")
-    python, _, _ = harness.ensure_venv()
-    env = dict(os.environ, GLOG_minloglevel="2", CUDA_VISIBLE_DEVICES="")
-    with tempfile.TemporaryDirectory() as tmp:
-        ops_file = os.path.join(tmp, "ops.json")
-        with open(ops_file, "w") as f:
-            json.dump(sorted(list_ops()), f)
-        recorder = os.path.join(os.path.dirname(HERE), "interop", "conformance_phi_names.py")
-        proc = subprocess.run([python, recorder, ops_file, FIXTURE], env=env)
-    return proc.returncode
+    return record_per_op("conformance_phi_names.py", FIXTURE)
 
 
 if __name__ == "__main__":
