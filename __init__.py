@@ -39,6 +39,7 @@ from .tensor import linalg_api as linalg  # noqa: E402,F401
 from .tensor import spectral_fft as fft, spectral_signal as signal  # noqa: E402,F401
 from . import jit, inference  # noqa: E402,F401
 from . import device  # noqa: E402,F401
+from .device import version  # noqa: E402,F401  (paddle.version)
 from . import io  # noqa: E402,F401
 from . import text  # noqa: E402,F401
 from . import amp  # noqa: E402,F401
@@ -58,6 +59,7 @@ _sys.modules[__name__ + ".fft"] = fft
 _sys.modules[__name__ + ".signal"] = signal
 _sys.modules[__name__ + ".callbacks"] = callbacks
 _sys.modules[__name__ + ".hub"] = hub
+_sys.modules[__name__ + ".version"] = version
 
 bool = _DTYPES["bool"]  # noqa: A001
 int8, int16, int32, int64 = (_DTYPES[k] for k in ("int8", "int16", "int32", "int64"))

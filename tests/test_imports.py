@@ -30,7 +30,7 @@ LAYERS = [
     ("distribution", {"ops", "kernels", "utils", "dygraph", "program", "tensor", "nn"}),
     ("optimizer", {"ops", "kernels", "utils", "dygraph", "program", "tensor", "nn"}),
     ("metric", {"ops", "tensor"}),
-    ("device", {"ops", "kernels", "tensor"}),
+    ("device", {"ops", "kernels", "utils", "tensor"}),
     ("save_load", {"ops", "kernels", "utils", "dygraph", "program", "executor", "tensor",
                    "nn"}),
     ("static", {"ops", "kernels", "utils", "dygraph", "program", "executor", "tensor", "nn",
