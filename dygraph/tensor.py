@@ -67,11 +67,22 @@ class Tensor:
         return int(self._data.size)
 
     def numpy(self):
-        return to_backend(self._data, "CPU") if backend_of(self._data) != "CPU" else self._data
+        """The value as a new numpy array: writing it leaves the tensor alone (Paddle's
+        ``numpy()`` copies too)."""
+        a = self._data
+        return np.array(a) if backend_of(a) == "CPU" else to_backend(a, "CPU")
+
+    def _host(self):
+        """The value on the host without a copy where it is there already: sampan's
+        own readers (saving, checking), which never write it."""
+        a = self._data
+        return a if backend_of(a) == "CPU" else to_backend(a, "CPU")
 
     def __array__(self, dtype=None, copy=None):
-        a = self.numpy()
-        return a.astype(dtype) if dtype is not None else a
+        # a copy, as numpy() (np.asarray(tensor) in Paddle copies); none when the
+        # caller asks for none (numpy 2's copy=False) and the dtype allows it
+        a = self._host() if copy is False else self.numpy()
+        return a.astype(dtype, copy=copy is not False) if dtype is not None else a
 
     def item(self, *args):
         a = self.numpy()

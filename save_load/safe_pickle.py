@@ -215,7 +215,7 @@ class _PaddlePickler(pickle._Pickler):
         if t in _PLAIN or t in _STAND_INS or id(obj) in _WRITE_NAMES:
             return NotImplemented
         if isinstance(obj, self._tensor):
-            return tuple, ((obj.name, np.asarray(obj.numpy())),)
+            return tuple, ((obj.name, np.asarray(obj._host())),)
         if t is np.ndarray or isinstance(obj, (np.generic, np.dtype)):
             dt = obj if isinstance(obj, np.dtype) else obj.dtype
             if dt.hasobject:

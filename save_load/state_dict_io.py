@@ -73,7 +73,7 @@ def is_state_dict(obj):
 
 
 def _to_numpy(t):
-    return np.asarray(t.numpy())  # the tensor's own array: pickling streams it, no copy
+    return np.asarray(t._host())  # the tensor's own array: pickling streams it, no copy
 
 
 def _build_saved_state_dict(state_dict):
@@ -195,7 +195,7 @@ def save(obj, path, protocol=4, **configs):
         if not isinstance(obj, Tensor):
             raise NotImplementedError("use_binary_format=True saves only a Tensor, got "
                                       f"{type(obj).__name__}")
-        _write(path, lambda fh: pdiparams.write_records(fh, [(obj.name, obj.numpy())]))
+        _write(path, lambda fh: pdiparams.write_records(fh, [(obj.name, obj._host())]))
         return
     layer = Layer
     if layer and isinstance(obj, layer):

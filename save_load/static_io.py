@@ -58,7 +58,7 @@ def _state_vars(program, pred):
 def _value(program, scope, name):
     t = program._bound.get(name)
     if t is not None:
-        return np.array(t.numpy())
+        return np.array(t._host())
     sv = scope.find_var(name)
     a = sv.get() if sv is not None else None
     if a is None:

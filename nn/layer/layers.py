@@ -60,7 +60,7 @@ class HookRemoveHelper:
 def set_tensor_value(t, value, what=None):
     """Copy ``value`` (Tensor or array-like) into ``t`` in place of its data,
     checking shape and dtype (Paddle's ``Tensor.set_value`` rules)."""
-    arr = value.numpy() if isinstance(value, Tensor) else np.asarray(value)
+    arr = value._host() if isinstance(value, Tensor) else np.asarray(value)
     what = what or t.name
     if list(arr.shape) != list(t.shape):
         raise ValueError(f"set_value: '{what}' has shape {list(t.shape)} but the new value "

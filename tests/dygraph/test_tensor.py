@@ -162,3 +162,17 @@ def test_scalar_ops_keep_the_graph():
     assert not y.stop_gradient
     y.backward(paddle.to_tensor([1.0, 1.0]))
     np.testing.assert_allclose(x.grad.numpy(), [-2.0, -2.0])
+
+
+def test_numpy_gives_a_copy_as_paddles_does():
+    """Writing what numpy() or np.asarray returned leaves the tensor alone (Paddle
+    2.6.2 copies); numpy 2's copy=False gets the tensor's own array."""
+    t = paddle.to_tensor(np.ones(3, "float32"))
+    a = t.numpy()
+    a[0] = 5.0
+    b = np.asarray(t)
+    b[1] = 7.0
+    np.testing.assert_array_equal(t.numpy(), [1.0, 1.0, 1.0])
+    assert np.asarray(t, dtype="float64").dtype == np.float64
+    if np.lib.NumpyVersion(np.__version__) >= "2.0.0":
+        assert np.shares_memory(np.asarray(t, copy=False), t._data)
