@@ -132,6 +132,6 @@ def to_string(t, prefix="Tensor"):
     if not t._is_initialized():
         return "Tensor(Not initialized)"
     indent = len(prefix) + 1
-    data = format_array(np.asarray(t.numpy()), indent)
+    data = format_array(np.asarray(t._host()), indent)
     return (f"{prefix}(shape={t.shape}, dtype={t.dtype.name}, place={t.place}, "
             f"stop_gradient={t.stop_gradient},\n{' ' * indent}{data})")

@@ -85,11 +85,10 @@ class Tensor:
         return a.astype(dtype, copy=copy is not False) if dtype is not None else a
 
     def item(self, *args):
-        a = self.numpy()
-        return a.item(*args)
+        return self._host().item(*args)         # a Python number: no array copy needed
 
     def tolist(self):
-        return self.numpy().tolist()
+        return self._host().tolist()
 
     def __len__(self):
         if self._data.ndim == 0:

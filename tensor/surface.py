@@ -218,7 +218,9 @@ class DenseTensor:
         return []
 
     def set(self, array, place=None):
-        a = np.asarray(array)
+        # a copy, as Paddle's set copies the array in (the caller's array and the
+        # tensor never share memory)
+        a = np.array(array)
         if place is not None and not isinstance(place, (CPUPlace, CUDAPinnedPlace)):
             a = to_backend(a, place.backend)
         self._t._data = a

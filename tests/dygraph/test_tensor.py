@@ -176,3 +176,11 @@ def test_numpy_gives_a_copy_as_paddles_does():
     assert np.asarray(t, dtype="float64").dtype == np.float64
     if np.lib.NumpyVersion(np.__version__) >= "2.0.0":
         assert np.shares_memory(np.asarray(t, copy=False), t._data)
+
+
+def test_get_tensor_set_copies_the_array_in():
+    t = paddle.to_tensor(np.zeros(3, "float32"))
+    a = np.ones(3, "float32")
+    t.get_tensor().set(a)
+    a[0] = 9.0
+    np.testing.assert_array_equal(t.numpy(), [1.0, 1.0, 1.0])
