@@ -82,7 +82,7 @@ class Tensor:
         # a copy, as numpy() (np.asarray(tensor) in Paddle copies); none when the
         # caller asks for none (numpy 2's copy=False) and the dtype allows it
         a = self._host() if copy is False else self.numpy()
-        return a.astype(dtype, copy=copy is not False) if dtype is not None else a
+        return a.astype(dtype, copy=False) if dtype is not None else a
 
     def item(self, *args):
         return self._host().item(*args)         # a Python number: no array copy needed
