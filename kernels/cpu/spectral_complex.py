@@ -23,7 +23,7 @@ from ...ops import get_op
 from ...ops.dtypes import real_of
 from ..registry import KernelKey, CPU, ANY, COMPLEX, register_kernel, kernel
 from . import (activation, creation, control_flow, compare, elementwise, indexing,  # noqa: F401
-               linalg, linalg_ext, linalg_ext_grad, manipulation, math, math_extra,
+               linalg, linalg_ext, manipulation, math, math_extra,
                nn_extra, products, reduce, reshape_index,
                sort_search)   # the float kernels borrowed below
 
