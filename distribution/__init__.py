@@ -14,10 +14,10 @@ from .distribution import Distribution, ExponentialFamily
 from .continuous import Beta, Cauchy, Dirichlet, Laplace, Normal, Uniform
 from .discrete import Bernoulli, Categorical, Geometric, Multinomial
 from .transformed import Gumbel, Independent, LogNormal, TransformedDistribution
-from .transforms import (AbsTransform, AffineTransform, ChainTransform, ExpTransform,
-                         IndependentTransform, PowerTransform, ReshapeTransform,
-                         SigmoidTransform, SoftmaxTransform, StackTransform,
-                         StickBreakingTransform, TanhTransform, Transform)
+from .transforms import (AbsTransform, AffineTransform, ExpTransform, PowerTransform,
+                         SigmoidTransform, SoftmaxTransform, TanhTransform, Transform)
+from .transforms_structural import (ChainTransform, IndependentTransform, ReshapeTransform,
+                                    StackTransform, StickBreakingTransform)
 from .kl import kl_divergence, register_kl
 
 __all__ = [

@@ -13,7 +13,8 @@ from .. import tensor as T
 from ..dygraph.tape import no_grad
 from .continuous import Normal, Uniform
 from .distribution import Distribution, is_tensor, sum_rightmost
-from .transforms import AffineTransform, ChainTransform, ExpTransform, Transform
+from .transforms import AffineTransform, ExpTransform, Transform
+from .transforms_structural import ChainTransform
 
 __all__ = ["Independent", "TransformedDistribution", "Gumbel", "LogNormal"]
 
