@@ -1,5 +1,5 @@
 """sampan.distribution against values recorded from real Paddle 2.6.2
-(fixtures/paddle_values.json, written by record_paddle.py): every recorded
+(fixtures/paddle_values.json, written by tests/interop/record_distribution.py): every recorded
 expression is evaluated with ``sampan`` standing in for ``paddle`` and must
 give the same dtype, shape and values, or raise the same error."""
 import json

@@ -1,5 +1,5 @@
 """Small synthetic archives in the formats Paddle's text datasets read, built
-deterministically into a folder.  Shared by the tests and by record_text.py
+deterministically into a folder.  Shared by the tests and by tests/interop/record_text.py
 (which runs real Paddle on the same files); imports nothing of sampan or paddle."""
 import gzip
 import io

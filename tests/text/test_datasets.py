@@ -1,6 +1,6 @@
 """paddle.text's datasets on small synthetic archives in the real formats
 (dataset_files.py) against what real Paddle 2.6.2 returned on the same files
-(fixtures/datasets.json, recorded by record_text.py); the offline errors."""
+(fixtures/datasets.json, recorded by tests/interop/record_text.py); the offline errors."""
 import json
 import os
 

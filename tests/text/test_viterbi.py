@@ -1,5 +1,5 @@
 """paddle.text.viterbi_decode / ViterbiDecoder: against real Paddle 2.6.2's
-outputs (fixtures/viterbi.npz, recorded by record_text.py), against a
+outputs (fixtures/viterbi.npz, recorded by tests/interop/record_text.py), against a
 brute-force search over every tag path, eager vs static Program vs to_static,
 the layer, and Paddle's argument errors."""
 import itertools

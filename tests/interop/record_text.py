@@ -1,6 +1,6 @@
 """Record what real Paddle 2.6.2's paddle.text returns, for the tests of this
 folder.  Run with the side venv (never collected by pytest):
-    ~/.cache/sampan-interop/paddle-2.6.2/bin/python tests/text/record_text.py
+    ~/.cache/sampan-interop/paddle-2.6.2/bin/python tests/interop/record_text.py
 writes tests/text/fixtures/viterbi.npz (inputs and outputs of viterbi_decode)
 and tests/text/fixtures/datasets.json (the datasets on the synthetic archives
 of dataset_files.py), under PYTHONHASHSEED=0.  HOME points at a scratch folder
@@ -10,8 +10,8 @@ import os
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
+HERE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), 'text')
+sys.path.insert(0, HERE)        # tests/text: its dataset_files.py and fixtures/
 import dataset_files as files  # noqa: E402
 
 if os.environ.get('PYTHONHASHSEED') != '0':

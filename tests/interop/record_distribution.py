@@ -1,7 +1,8 @@
 """Record real Paddle 2.6.2's answers for the expressions in CASES into
-fixtures/paddle_values.json (not a test module; run it with the oracle venv):
+tests/distribution/fixtures/paddle_values.json (not a test module; run it with
+the oracle venv):
 
-    ~/.cache/sampan-interop/paddle-2.6.2/bin/python tests/distribution/record_paddle.py
+    ~/.cache/sampan-interop/paddle-2.6.2/bin/python tests/interop/record_distribution.py
 
 Each case is a Python expression over ``paddle``, ``np`` and ``D``
 (``paddle.distribution``) without randomness; the fixture keeps the
@@ -229,7 +230,8 @@ def main():
                 rec = {"kind": "error", "type": type(e).__name__, "message": str(e)[:300]}
         rec["expr"] = expr
         out.append(rec)
-    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures",
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                        "distribution", "fixtures",
                         "paddle_values.json")
     with open(path, "w") as f:
         json.dump({"paddle": paddle.__version__, "cases": out}, f, indent=1)
