@@ -1,7 +1,7 @@
 """``sampan_conv_winograd_pass``: a fused 3x3 convolution (stride 1, dilation 1,
 ungrouped, channel-first) whose channels and output size make Winograd pay
 becomes ``sampan_conv2d_winograd`` (ops/defs/fused.py), its filter transformed
-once here into a new parameter ``<filter>@winograd4`` [36, O, C]
+once here into a new parameter ``<filter>@winograd4`` [36, C, O]
 (kernels/cpu/winograd.py).  Runs after ``conv_elementwise_add_act_fuse_pass``,
 whose ``sampan_conv2d_fusion`` ops it rewrites (bias, residual and activation
 kept).
@@ -22,20 +22,31 @@ on this host: their 36 products then run 1.0-2.8x faster than through BLAS,
 enough that 7x7 maps pay too (``MIN_SIDE_PACKED``; one core, one sample, 512
 channels: 2.86 against the direct convolution's 3.15 ms, 16 samples 21.9
 against 45.8 ms; 14x14, 256 channels: 1.89 against 2.83 ms unpacked).
+
+Where the compiled transforms run (kernels/cpu/winograd_kernel.py: no padded
+copy, no tile copies, the epilogue in the output pass) the layer costs
+0.3-0.75x what it did with numpy's transforms, and the rule is wider:
+``MIN_CHANNELS_COMPILED`` input and output channels and ``MIN_SIDE_COMPILED``
+(measured against the direct convolution with its relu + residual epilogue,
+one core: 32 -> 32 channels 0.46-0.66x its time at batch 1 from 56x56 down to
+7x7 maps, 0.66-0.96x at batch 16; 64 -> 64 on a 4x4 map 0.2-0.33x; DenseNet's
+128 -> 32 layers 0.49-0.77x; 16 and 24 channels lost at batch 16: 1.25-1.54x).
 """
 from ..program.passes.graph import replace
-from ..kernels.cpu import gemm_kernel
+from ..kernels.cpu import gemm_kernel, winograd_kernel
 from ..kernels.cpu.winograd import filter_transform, pack_filter
 from .conv_bias_act import FUSED_CONV
 
 __all__ = ["conv_winograd", "WINOGRAD_CONV", "MIN_CHANNELS", "MIN_SIDE",
-           "PACK_MIN_CHANNELS", "MIN_SIDE_PACKED"]
+           "PACK_MIN_CHANNELS", "MIN_SIDE_PACKED", "MIN_CHANNELS_COMPILED", "MIN_SIDE_COMPILED"]
 
 WINOGRAD_CONV = "sampan_conv2d_winograd"
 MIN_CHANNELS = 64
 MIN_SIDE = 13      # AlexNet's 13x13 layers: b16 181 -> 160 ms (7: resnet18 b1 24.7 -> 29.0)
 PACK_MIN_CHANNELS = 256
 MIN_SIDE_PACKED = 7
+MIN_CHANNELS_COMPILED = 32
+MIN_SIDE_COMPILED = 4
 _ATTRS = ("strides", "paddings", "padding_algorithm", "dilations", "groups", "data_format",
           "activation", "alpha")
 
@@ -51,13 +62,14 @@ def _eligible(op, params):
     w = params.get(op.input("Filter")[0])
     if w is None or w.ndim != 4 or w.shape[2:] != (3, 3):
         return False
-    if min(w.shape[:2]) < MIN_CHANNELS or op.attr("groups") != 1 or \
-            list(op.attr("strides")) not in ([1, 1], [1]) or \
+    compiled = w.dtype == "float32" and winograd_kernel.available()
+    if min(w.shape[:2]) < (MIN_CHANNELS_COMPILED if compiled else MIN_CHANNELS) or \
+            op.attr("groups") != 1 or list(op.attr("strides")) not in ([1, 1], [1]) or \
             list(op.attr("dilations")) not in ([1, 1], [1]):
         return False
     out = op.block.var(op.output("Output")[0])
-    return len(out.shape) == 4 and min(out.shape[2:]) >= (
-        MIN_SIDE_PACKED if _packs(w) else MIN_SIDE)
+    side = MIN_SIDE_COMPILED if compiled else MIN_SIDE_PACKED if _packs(w) else MIN_SIDE
+    return len(out.shape) == 4 and min(out.shape[2:]) >= side
 
 
 def conv_winograd(p, params, feeds, fetch_src):

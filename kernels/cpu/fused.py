@@ -58,10 +58,11 @@ sampan_conv2d_fusion.fresh = True
 def sampan_conv2d_winograd(ins, attrs, need):
     x, u, b, resid = ins
     pads, _, _, out = conv_geometry(x.shape[2:], (3, 3), attrs)
-    res = winograd_conv3x3(x, u, pads, out, bias=b, out_channels=attrs["out_channels"])
-    if resid is None:
-        return (activate(res, attrs["activation"], attrs["alpha"]),)
-    return (epilogue(attrs["activation"], attrs["alpha"], x.dtype, resid)(res, None),)
+    act = attrs["activation"]
+    inner = act if act in CLAMPS else ""            # the clamps run in the output transform
+    res = winograd_conv3x3(x, u, pads, out, bias=b, out_channels=attrs["out_channels"],
+                           residual=resid, act=inner)
+    return (res if inner == act else activate(res, act, attrs["alpha"]),)
 
 
 sampan_conv2d_winograd.fresh = True

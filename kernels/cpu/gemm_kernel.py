@@ -20,8 +20,8 @@ kernels/cpu/winograd.py); and a batch of problems sharing one offset table in
 one call (Winograd's 36 products, the groups of a grouped convolution).
 
 The kernel is LLVM IR written here and compiled once per process (~0.2 s) by
-llvmlite (numba's code generator; the optional ``fast`` extra) for the host
-CPU: 16-lane vectors where AVX-512 is present, else 8 (AVX2 + FMA); elsewhere,
+llvmlite for the host CPU (kernels/cpu/llvm_jit.py): 16-lane vectors where
+AVX-512 is present, else 8 (AVX2 + FMA); elsewhere,
 without llvmlite, or with ``SAMPAN_NUMBA=0`` or ``SAMPAN_GEMM_KERNEL=0``,
 ``available()`` is False and callers keep their BLAS path.  Loops: chunks of
 column blocks (as many as keep their x rows in L2, ``_CHUNK_BYTES``), row
@@ -30,12 +30,11 @@ partial column block uses masked loads and stores, so no read or write passes
 ``nl`` columns or ``O`` rows.  Sums are FMAs in k order (rounding as a BLAS
 kernel's, not numpy's pairwise sums).
 """
-import ctypes
 import os
 
 import numpy as np
 
-from .fused_elementwise import numba_available
+from . import llvm_jit
 
 __all__ = ["available", "gemm_rows", "block_width", "pack_columns"]
 
@@ -219,36 +218,21 @@ def _batch_ir(mr, nr):
 def _compile(lanes=None):
     """({(mr, nr): ctypes function}, vector lanes) for this host, or None
     (``lanes``: 8 or 16 instead of the widest the host has, for tests)."""
-    if os.environ.get("SAMPAN_GEMM_KERNEL", "1") == "0" or not numba_available():
+    if os.environ.get("SAMPAN_GEMM_KERNEL", "1") == "0":
+        return None
+    vw = llvm_jit.vector_lanes(lanes)
+    if vw is None:
         return None
     try:
         import llvmlite.binding as llvm
-        llvm.initialize_native_target()
-        llvm.initialize_native_asmprinter()
-        features = llvm.get_host_cpu_features()
-        if features.get("avx512f"):
-            vw = 16
-        elif features.get("avx2") and features.get("fma"):
-            vw = 8
-        else:
-            return None
-        vw = min(vw, lanes or vw)
         opaque = llvm.llvm_version_info[0] >= 15
-        module = llvm.parse_assembly("\n".join(
-            [_declarations(vw, opaque)] + [_ir(vw, opaque, mr, nr) for mr, nr in SHAPES]))
-        module.verify()
-        machine = llvm.Target.from_default_triple().create_target_machine(
-            cpu=llvm.get_host_cpu_name(), features=features.flatten(), opt=3)
-        engine = llvm.create_mcjit_compiler(module, machine)
-        engine.finalize_object()
-        ptr, i64 = ctypes.c_void_p, ctypes.c_int64
-        proto = ctypes.CFUNCTYPE(None, ptr, ptr, ptr, ptr, *(i64,) * 13)
-        fn = {shape: proto(engine.get_function_address("gemm_rows_%dx%d" % shape))
-              for shape in SHAPES}
-    except Exception:           # no llvmlite, or one that cannot build this IR
+        proto = llvm_jit.c_types(*"pppp" + "i" * 13)
+        fns = llvm_jit.compile_ir(
+            "\n".join([_declarations(vw, opaque)] + [_ir(vw, opaque, mr, nr) for mr, nr in SHAPES]),
+            {"gemm_rows_%dx%d" % shape: proto for shape in SHAPES})
+    except Exception:           # an llvmlite that cannot build this IR
         return None
-    _STATE.setdefault("engines", []).append((engine, module))   # the code lives as long
-    return fn, vw                                               # as its engine
+    return {shape: fns["gemm_rows_%dx%d" % shape] for shape in SHAPES}, vw
 
 
 def available():

@@ -39,7 +39,9 @@ channels or more.
 """
 import numpy as np
 
-from . import gemm_kernel
+from . import gemm_kernel, winograd_kernel
+from .conv_epilogue import CLAMPS, epilogue
+from .workspace import scratch
 
 __all__ = ["TILE", "filter_transform", "pack_filter", "winograd_conv3x3"]
 
@@ -72,23 +74,23 @@ _BLOCK_BYTES = 4 << 20
 
 
 def filter_transform(w):
-    """(O, C, 3, 3) filters -> U, (36, O, C) in ``w``'s dtype (computed in float64)."""
+    """(O, C, 3, 3) filters -> U^T, (36, C, O) in ``w``'s dtype (computed in float64)."""
     o, c = w.shape[:2]
-    u = np.einsum("ik,ockl,jl->ijoc", _G, w.astype(np.float64), _G, optimize=True)
-    return np.ascontiguousarray(u.reshape(_A * _A, o, c).astype(w.dtype))
+    u = np.einsum("ik,ockl,jl->ijco", _G, w.astype(np.float64), _G, optimize=True)
+    return np.ascontiguousarray(u.reshape(_A * _A, c, o).astype(w.dtype))
 
 
-def pack_filter(u):
-    """U (36, O, C) float32 -> (36, ceil(O / B), C, B): U^T with the output
-    channels in zero-padded blocks of the GEMM kernel's column width B (the
-    ``packed`` operand of ``gemm_kernel.gemm_rows``)."""
-    return gemm_kernel.pack_columns(u.transpose(0, 2, 1))
+def pack_filter(ut):
+    """U^T (36, C, O) float32 -> (36, ceil(O / B), C, B): the output channels in
+    zero-padded blocks of the GEMM kernel's column width B (the ``packed``
+    operand of ``gemm_kernel.gemm_rows``)."""
+    return gemm_kernel.pack_columns(ut)
 
 
 def _unpack(up, o):
-    """A packed filter back to U (36, O, C) (a copy)."""
+    """A packed filter back to U^T (36, C, O) (a copy)."""
     return np.ascontiguousarray(
-        up.transpose(0, 1, 3, 2).reshape(up.shape[0], -1, up.shape[2])[:, :o])
+        up.transpose(0, 2, 1, 3).reshape(up.shape[0], up.shape[2], -1)[:, :, :o])
 
 
 def _kernel_takes(x, up):
@@ -103,27 +105,41 @@ def _mats(dtype):
     return m
 
 
-def winograd_conv3x3(x, u, pads, out, bias=None, out_channels=-1):
+def winograd_conv3x3(x, u, pads, out, bias=None, out_channels=-1, residual=None, act=""):
     """The stride-1 3x3 convolution of channel-first ``x`` (N, C, H, W) by the
-    filters whose transform is ``u`` (36, O, C), or ``pack_filter``'s form of
-    it (36, ceil(O / B), C, B) with ``out_channels`` O, ``pads`` ((top,
-    bottom), (left, right)), output sizes ``out`` (Ho, Wo); ``bias`` (O,) added."""
+    filters whose transform is ``u``: U^T (36, C, O), or ``pack_filter``'s form
+    of it (36, ceil(O / B), C, B) with ``out_channels`` O; ``pads`` ((top,
+    bottom), (left, right)), output sizes ``out`` (Ho, Wo).  Returns
+    ``act((conv + bias) + residual)``: ``bias`` (O,) and ``residual`` (N, O, Ho,
+    Wo) optional, ``act`` one of conv_epilogue.CLAMPS ("", relu, relu6)."""
+    if act not in CLAMPS:
+        raise ValueError(f"winograd_conv3x3: act must be one of {sorted(CLAMPS)}, got {act!r} "
+                         f"(apply other activations to the result)")
     if u.ndim == 4:
         if not 0 < out_channels <= u.shape[1] * u.shape[3]:
             raise ValueError(f"winograd_conv3x3: a packed filter {list(u.shape)} needs "
                              f"out_channels in 1..{u.shape[1] * u.shape[3]}, got {out_channels}")
         if not _kernel_takes(x, u):                 # packed for another host's kernel
             u = _unpack(u, out_channels)
-    o = out_channels if u.ndim == 4 else u.shape[1]
+    o = out_channels if u.ndim == 4 else u.shape[2]
     n, c, h, w = x.shape
     ho, wo = out
     th, tw = -(-ho // TILE), -(-wo // TILE)
-    hp, wp = TILE * th + 2, TILE * tw + 2
-    (pt, _), (pl, _) = pads
     res = np.empty((n, o, ho, wo), np.result_type(x, u))
     per_row = _A * _A * c * tw * x.itemsize          # transformed input of a tile row
     chunk = max(1, _BLOCK_BYTES // max(per_row * th, 1))
     band = th if chunk > 1 else max(1, _BLOCK_BYTES // max(per_row, 1))
+    if _compiled_takes(x, u, bias, residual, res):
+        x = np.ascontiguousarray(x)
+        b = bias if bias is not None else _negative_zeros(o)
+        for i in range(0, n, chunk):
+            for r in range(0, th, band):
+                _compiled_tiles(x[i:i + chunk], u, pads, r, min(band, th - r), tw, b,
+                                None if residual is None else residual[i:i + chunk],
+                                CLAMPS[act], res[i:i + chunk])
+        return res
+    hp, wp = TILE * th + 2, TILE * tw + 2
+    (pt, _), (pl, _) = pads
     rows, cols = min(h, hp - pt), min(w, wp - pl)    # input the tiles read
     for i in range(0, n, chunk):
         xs = x[i:i + chunk]
@@ -131,12 +147,53 @@ def winograd_conv3x3(x, u, pads, out, bias=None, out_channels=-1):
         xp[:, :, pt:pt + rows, pl:pl + cols] = xs[:, :, :rows, :cols]
         for r in range(0, th, band):                 # a large map: bands of tile rows
             _tiles(xp, u, r, min(band, th - r), tw, bias, res[i:i + chunk], ho, wo)
-    return res
+    if residual is None and not act:
+        return res
+    return epilogue(act, 0.0, res.dtype, residual)(res, None)
+
+
+def _compiled_takes(x, u, bias, residual, res):
+    """The compiled transforms (winograd_kernel.py) run this call: float32
+    operands, C-contiguous ones where they are read as raw memory."""
+    return res.dtype == np.float32 and x.dtype == np.float32 and winograd_kernel.available() \
+        and (bias is None or (bias.dtype == np.float32 and bias.flags.c_contiguous)) and \
+        (residual is None or (type(residual) is np.ndarray and residual.dtype == np.float32
+                              and residual.flags.c_contiguous and residual.shape == res.shape))
+
+
+_ZEROS = {}
+
+
+def _negative_zeros(o):
+    """A missing bias: -0.0, the identity of IEEE addition (+0.0 would turn a
+    -0.0 product into +0.0)."""
+    z = _ZEROS.get(o)
+    if z is None:
+        z = _ZEROS[o] = np.full(o, -0.0, np.float32)
+    return z
+
+
+def _compiled_tiles(xs, u, pads, r, nr, tw, bias, residual, clamp, dst):
+    """Tile rows [r, r + nr) of the samples ``xs`` into ``dst``: input transform,
+    the 36 products (the GEMM kernel for a packed filter, else BLAS), output
+    transform with the epilogue."""
+    m, c = xs.shape[:2]
+    o = dst.shape[1]
+    t = m * nr * tw
+    vt = winograd_kernel.input_transform(xs, scratch("winograd_vt", (_A * _A, t, c), np.float32),
+                                         (pads[0][0], pads[1][0]), r, nr, tw)
+    prod = scratch("winograd_mt", (_A * _A, t, o), np.float32)
+    if u.ndim == 4:
+        gemm_kernel.gemm_rows(vt, u, np.arange(c, dtype=np.int64) * u.shape[3], o, prod,
+                              packed=True)
+    else:
+        np.matmul(vt, u, out=prod)
+    winograd_kernel.output_transform(prod, dst, bias, residual, clamp, r, nr, tw)
 
 
 def _tiles(xp, u, r, nr, tw, bias, dst, ho, wo):
     """Output rows [4r, 4(r + nr)) of ``dst`` (M, O, Ho, Wo) from the padded
-    input ``xp`` (M, C, Hp, Wp): the three steps for ``nr`` rows of tiles."""
+    input ``xp`` (M, C, Hp, Wp): the three steps for ``nr`` rows of tiles (numpy)."""
     m, c = xp.shape[:2]
     o = dst.shape[1]
     kin, kout = _mats(xp.dtype)
@@ -146,17 +203,15 @@ def _tiles(xp, u, r, nr, tw, bias, dst, ho, wo):
         (s[2], s[3], s[1], s[0], TILE * s[2], TILE * s[3]), writeable=False)
     t = m * nr * tw
     v = (kin @ tiles.reshape(_A * _A, -1)).reshape(_A * _A, c, t)
-    if u.ndim == 4:         # packed: M^T = V^T @ U^T by the GEMM kernel, (36, tiles, O)
-        prod = np.empty((_A * _A, t, o), np.float32)
+    prod = np.empty((_A * _A, t, o), dst.dtype)     # M^T = V^T @ U^T, (36, tiles, O)
+    if u.ndim == 4:         # packed: by the GEMM kernel
         blk = u.shape[3]
         gemm_kernel.gemm_rows(v.transpose(0, 2, 1), u, np.arange(c, dtype=np.int64) * blk, o,
                               prod, packed=True)
-        y = (kout @ prod.reshape(_A * _A, -1)).reshape(TILE, TILE, m, nr, tw, o)
-        y = y.transpose(2, 5, 3, 0, 4, 1)
     else:
-        prod = np.matmul(u, v)                                     # (36, O, tiles)
-        y = (kout @ prod.reshape(_A * _A, -1)).reshape(TILE, TILE, o, m, nr, tw)
-        y = y.transpose(3, 2, 4, 0, 5, 1)
+        np.matmul(v.transpose(0, 2, 1), u, out=prod)
+    y = (kout @ prod.reshape(_A * _A, -1)).reshape(TILE, TILE, m, nr, tw, o)
+    y = y.transpose(2, 5, 3, 0, 4, 1)
     y0, y1 = TILE * r, min(TILE * (r + nr), ho)
     y = y.reshape(m, o, TILE * nr, TILE * tw)[:, :, :y1 - y0, :wo]
     if bias is None:

@@ -105,8 +105,8 @@ _declare_conv_fusion()
 # a 3x3, stride-1, dilation-1, ungrouped, channel-first conv, computed by
 # Winograd F(4x4, 3x3) (kernels/cpu/winograd.py) from a Filter already
 # transformed once by the pass that writes the op (inference/winograd.py):
-# [36, O, C] instead of [O, C, 3, 3], or that transform packed for sampan's GEMM
-# kernel, [36, ceil(O / B), C, B] (``out_channels`` = O; winograd.pack_filter).
+# U^T [36, C, O] instead of [O, C, 3, 3], or that transform packed for sampan's
+# GEMM kernel, [36, ceil(O / B), C, B] (``out_channels`` = O; winograd.pack_filter).
 def _winograd_infer(metas, attrs):
     from .nn_conv import conv_geometry
     x, u, b, r = metas
@@ -116,13 +116,13 @@ def _winograd_infer(metas, attrs):
     packed = len(u.shape) == 4
     if len(x.shape) != 4 or len(u.shape) not in (3, 4) or u.shape[0] not in (36, -1):
         raise OpError(f"sampan_conv2d_winograd: needs a 4-D Input and a transformed "
-                      f"Filter [36, O, C] (or packed [36, blocks, C, width]), got shapes "
+                      f"Filter [36, C, O] (or packed [36, blocks, C, width]), got shapes "
                       f"{list(x.shape)}, {list(u.shape)}")
-    o = attrs["out_channels"] if packed else u.shape[1]
+    o = attrs["out_channels"] if packed else u.shape[2]
     if packed and not 0 < o <= u.shape[1] * u.shape[3]:
         raise OpError(f"sampan_conv2d_winograd: a packed Filter {list(u.shape)} holds "
                       f"{u.shape[1] * u.shape[3]} output channels at most; out_channels is {o}")
-    c = u.shape[-2] if packed else u.shape[2]
+    c = u.shape[-2] if packed else u.shape[1]
     if -1 not in (x.shape[1], c) and x.shape[1] != c:
         raise OpError(f"sampan_conv2d_winograd: Input has {x.shape[1]} channels, the "
                       f"Filter {c}")

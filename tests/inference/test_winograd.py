@@ -1,8 +1,11 @@
 """Winograd F(4x4, 3x3) (kernels/cpu/winograd.py) and the Predictor's
 sampan_conv_winograd_pass (inference/winograd.py): the kernel equals the
 direct convolution computed in float64 to 3e-5 of the output's scale, with
-any padding, odd output sizes and batches split into chunks; the pass rewrites exactly the eligible fused
-convs, and the optimized predictor's outputs equal the unoptimized one's."""
+any padding, odd output sizes and batches split into chunks, by both tile
+transforms (the compiled ones of kernels/cpu/winograd_kernel.py and numpy's);
+the pass rewrites exactly the eligible fused convs (by the rule of the
+transforms this host runs), and the optimized predictor's outputs equal the
+unoptimized one's."""
 import numpy as np
 import pytest
 
@@ -11,10 +14,20 @@ from sampan.inference import winograd as pass_mod
 from sampan.kernels.cpu import conv as direct
 from sampan.kernels.cpu import winograd as W
 from sampan.kernels.cpu import gemm_kernel as G
+from sampan.kernels.cpu import winograd_kernel as WK
 from sampan.ops.defs.nn_conv import conv_out
 from sampan.static import InputSpec
 
 TOL = 3e-5
+TRANSFORMS = ["compiled", "numpy"] if WK.available() else ["numpy"]
+
+
+@pytest.fixture(params=TRANSFORMS)
+def transforms(request, monkeypatch):
+    """Run the test with the compiled tile transforms, then with numpy's."""
+    if request.param == "numpy":
+        monkeypatch.setitem(WK._STATE, "fn", None)
+    return request.param
 
 
 def _reference(x, w, pads, b):
@@ -33,7 +46,7 @@ def _reference(x, w, pads, b):
     (2, 4, 5, (16, 8), ((1, 1), (1, 1))),         # whole tiles: written in place
 ])
 @pytest.mark.parametrize("bias", [False, True])
-def test_kernel_equals_the_direct_convolution(n, c, o, hw, pads, bias):
+def test_kernel_equals_the_direct_convolution(n, c, o, hw, pads, bias, transforms):
     rs = np.random.RandomState(n * 100 + c)
     x = rs.standard_normal((n, c) + hw).astype("float32")
     w = (rs.standard_normal((o, c, 3, 3)) / 3).astype("float32")
@@ -46,7 +59,7 @@ def test_kernel_equals_the_direct_convolution(n, c, o, hw, pads, bias):
 
 @pytest.mark.parametrize("block", [1, 4000])
 @pytest.mark.parametrize("hw", [(17, 9), (16, 12)])      # partial / whole tiles
-def test_batches_in_chunks_and_bands_of_tile_rows(monkeypatch, block, hw):
+def test_batches_in_chunks_and_bands_of_tile_rows(monkeypatch, block, hw, transforms):
     # block 1: one sample and one row of tiles at a time; 4000: bands of 2 rows
     rs = np.random.RandomState(3)
     x = rs.standard_normal((5, 4) + hw).astype("float32")
@@ -105,7 +118,8 @@ def _types(pred):
     return [op.type for op in pred._core.program.global_block().ops]
 
 
-def test_pass_rewrites_the_eligible_conv_and_keeps_the_outputs(tmp_path, monkeypatch):
+def test_pass_rewrites_the_eligible_conv_and_keeps_the_outputs(tmp_path, monkeypatch,
+                                                               transforms):
     monkeypatch.setattr(pass_mod, "MIN_SIDE", 8)
     c = pass_mod.MIN_CHANNELS
     prefix = _saved_net(tmp_path, c, seed=7)
@@ -130,17 +144,17 @@ def test_bad_filter_is_named():
     op = get_op("sampan_conv2d_winograd")
     attrs = dict(op.default_attrs, paddings=[1, 1])
     x, b = Meta((1, 4, 8, 8), "float32"), Meta((6,), "float32")
-    with pytest.raises(OpError, match=r"transformed Filter \[36, O, C\]"):
+    with pytest.raises(OpError, match=r"transformed Filter \[36, C, O\]"):
         op.infer_meta([x, Meta((6, 4, 3, 3), "float32"), b, None], attrs)
     with pytest.raises(OpError, match="Input has 4 channels, the Filter 5"):
-        op.infer_meta([x, Meta((36, 6, 5), "float32"), b, None], attrs)
+        op.infer_meta([x, Meta((36, 5, 6), "float32"), b, None], attrs)
     with pytest.raises(OpError, match=r"ResidualData must have the output's shape \[1, 6, 8, 8\]"):
-        op.infer_meta([x, Meta((36, 6, 4), "float32"), b, Meta((1, 6, 8, 7), "float32")], attrs)
+        op.infer_meta([x, Meta((36, 4, 6), "float32"), b, Meta((1, 6, 8, 7), "float32")], attrs)
     with pytest.raises(OpError, match="ResidualData must be float32"):
-        op.infer_meta([x, Meta((36, 6, 4), "float32"), b, Meta((1, 6, 8, 8), "float64")], attrs)
-    (m,) = op.infer_meta([x, Meta((36, 6, 4), "float32"), b, None], attrs)
+        op.infer_meta([x, Meta((36, 4, 6), "float32"), b, Meta((1, 6, 8, 8), "float64")], attrs)
+    (m,) = op.infer_meta([x, Meta((36, 4, 6), "float32"), b, None], attrs)
     assert tuple(m.shape) == (1, 6, 8, 8)
-    (m,) = op.infer_meta([x, Meta((36, 6, 4), "float32"), b, Meta((-1, 6, 8, 8), "float32")],
+    (m,) = op.infer_meta([x, Meta((36, 4, 6), "float32"), b, Meta((-1, 6, 8, 8), "float32")],
                          attrs)
     assert tuple(m.shape) == (1, 6, 8, 8)
 
@@ -153,7 +167,7 @@ needs_kernel = pytest.mark.skipif(not G.available(), reason="no GEMM kernel on t
 @pytest.mark.parametrize("n, c, o, hw", [(1, 8, 40, (7, 7)), (2, 5, 7, (9, 11)),
                                          (3, 33, 32, (14, 14)), (1, 4, 70, (4, 5))])
 @pytest.mark.parametrize("bias", [False, True])
-def test_packed_filter_equals_the_direct_convolution(n, c, o, hw, bias):
+def test_packed_filter_equals_the_direct_convolution(n, c, o, hw, bias, transforms):
     # the 36 products by the GEMM kernel (M^T = V^T U^T, vectorized over the
     # output channels), O not a multiple of the block width included
     rs = np.random.RandomState(n * 10 + o)
@@ -170,9 +184,9 @@ def test_packed_filter_equals_the_direct_convolution(n, c, o, hw, bias):
 
 
 @needs_kernel
-def test_packed_filter_for_another_block_width_is_unpacked(monkeypatch):
+def test_packed_filter_for_another_block_width_is_unpacked(monkeypatch, transforms):
     # a filter packed for 16-lane vectors, run where the kernel's blocks are 8
-    # lanes wide (and the other way round): unpacked to [36, O, C], same result
+    # lanes wide (and the other way round): unpacked to [36, C, O], same result
     rs = np.random.RandomState(5)
     x = rs.standard_normal((2, 6, 9, 9)).astype("float32")
     w = rs.standard_normal((20, 6, 3, 3)).astype("float32")
@@ -192,7 +206,9 @@ def test_packed_filter_for_another_block_width_is_unpacked(monkeypatch):
 @needs_kernel
 def test_pass_packs_wide_layers_and_takes_smaller_maps(tmp_path, monkeypatch):
     # a layer with PACK_MIN_CHANNELS input channels gets the packed filter and is
-    # taken down to MIN_SIDE_PACKED (here: sides the unpacked rule would refuse)
+    # taken down to MIN_SIDE_PACKED (here: sides the unpacked rule would refuse;
+    # the rule of numpy's transforms)
+    monkeypatch.setitem(WK._STATE, "fn", None)
     c = pass_mod.MIN_CHANNELS
     monkeypatch.setattr(pass_mod, "PACK_MIN_CHANNELS", c)
     monkeypatch.setattr(pass_mod, "MIN_SIDE", 100)
@@ -222,3 +238,23 @@ def test_packed_filter_shapes_are_checked():
         op.infer_meta([x, Meta((36, 2, 5, 32), "float32"), b, None], attrs)
     with pytest.raises(OpError, match=r"one value per output channel \(40\)"):
         op.infer_meta([x, Meta((36, 2, 4, 32), "float32"), Meta((64,), "float32"), None], attrs)
+
+
+@pytest.mark.skipif(not WK.available(), reason="no compiled transforms on this host")
+@pytest.mark.parametrize("c, hw, taken", [(32, (16, 16), True), (32, (4, 4), True),
+                                          (32, (3, 3), False), (16, (16, 16), False)])
+def test_compiled_transforms_take_narrower_layers_and_smaller_maps(tmp_path, c, hw, taken):
+    # MIN_CHANNELS_COMPILED (32) channels and MIN_SIDE_COMPILED (4) where the
+    # compiled transforms run: layers the numpy rule (64 channels, 13x13) refuses
+    prefix = _saved_net(tmp_path, c, seed=9, hw=hw)
+    plain, fast = _predictor(prefix, False), _predictor(prefix, True)
+    assert (pass_mod.WINOGRAD_CONV in _types(fast)) == taken
+    x = np.random.RandomState(3).standard_normal([2, c, *hw]).astype("float32")
+    for want, got in zip(plain.run([x]), fast.run([x])):
+        assert np.abs(got - want).max() <= TOL * np.abs(want).max()
+
+
+def test_numpy_transforms_keep_the_narrow_rule(tmp_path, monkeypatch):
+    monkeypatch.setitem(WK._STATE, "fn", None)
+    prefix = _saved_net(tmp_path, 32, seed=9)
+    assert pass_mod.WINOGRAD_CONV not in _types(_predictor(prefix, True))

@@ -1,0 +1,112 @@
+"""The compiled Winograd tile transforms (kernels/cpu/winograd_kernel.py) as
+kernels/cpu/winograd.py runs them: the fused epilogue (bias, residual, relu /
+relu6 clamps) against the unfused float64 ops, the clamps' rules for -0.0 and
+NaN (those of conv_epilogue's compiled pass), channel counts that are not a
+multiple of the vector width in both 16- and 8-lane builds, operands the
+transforms cannot read as raw memory (numpy's path instead), and the
+transforms' argument checks."""
+import numpy as np
+import pytest
+
+from sampan.kernels.cpu import conv as direct
+from sampan.kernels.cpu import winograd as W
+from sampan.kernels.cpu import winograd_kernel as WK
+
+pytestmark = pytest.mark.skipif(not WK.available(), reason="no compiled transforms on this host")
+
+TOL = 3e-5
+ACTS = {"": lambda a: a, "relu": lambda a: np.maximum(a, 0), "relu6": lambda a: np.clip(a, 0, 6)}
+
+
+def _case(n, c, o, hw, seed, pads=((1, 1), (1, 1))):
+    rs = np.random.RandomState(seed)
+    x = rs.standard_normal((n, c) + hw).astype(np.float32)
+    w = (rs.standard_normal((o, c, 3, 3)) / np.sqrt(9 * c)).astype(np.float32)
+    b = rs.standard_normal(o).astype(np.float32)
+    out = tuple(s + a + e - 2 for s, (a, e) in zip(hw, pads))
+    conv = direct.conv_forward(x.astype(np.float64), w.astype(np.float64), 1, pads, (1, 1),
+                               (1, 1), out, b.astype(np.float64))
+    resid = rs.standard_normal(conv.shape).astype(np.float32)
+    return x, w, b, resid, conv, out, pads
+
+
+@pytest.mark.parametrize("act", sorted(ACTS))
+@pytest.mark.parametrize("n, c, o, hw", [(2, 13, 11, (9, 10)), (1, 32, 40, (7, 7)),
+                                         (3, 17, 33, (6, 13))])
+def test_epilogue_equals_the_unfused_ops(act, n, c, o, hw):
+    x, w, b, resid, conv, out, pads = _case(n, c, o, hw, seed=c + o)
+    want = ACTS[act](conv + resid)
+    got = W.winograd_conv3x3(x, W.filter_transform(w), pads, out, b, residual=resid, act=act)
+    assert got.dtype == np.float32 and got.shape == want.shape
+    assert np.abs(got - want).max() <= TOL * np.abs(want).max()
+    got = W.winograd_conv3x3(x, W.filter_transform(w), pads, out, None, act=act)
+    assert np.abs(got - ACTS[act](conv - b.reshape(-1, 1, 1))).max() <= TOL * np.abs(conv).max()
+
+
+def _all_products(value, o=3, tiles=1):
+    return np.full((36, tiles, o), value, np.float32)
+
+
+@pytest.mark.parametrize("act, negative_zero_kept", [("", True), ("relu", False),
+                                                     ("relu6", True)])
+def test_clamps_treat_negative_zero_as_the_unfused_ops(act, negative_zero_kept):
+    # every product -0.0 and a -0.0 bias: the first output is -0.0 before the
+    # activation; relu makes it +0.0 (np.maximum), relu6 keeps it (np.clip)
+    dst = np.full((1, 3, 4, 4), 5.0, np.float32)
+    from sampan.kernels.cpu.conv_epilogue import CLAMPS
+    WK.output_transform(_all_products(-0.0), dst, np.full(3, -0.0, np.float32), None,
+                        CLAMPS[act], 0, 1, 1)
+    assert (dst[:, :, 0, 0] == 0).all()
+    assert bool(np.signbit(dst[0, 0, 0, 0])) == negative_zero_kept
+
+
+@pytest.mark.parametrize("act", sorted(ACTS))
+def test_nan_passes_every_clamp(act):
+    from sampan.kernels.cpu.conv_epilogue import CLAMPS
+    dst = np.zeros((1, 3, 4, 4), np.float32)
+    WK.output_transform(_all_products(np.nan), dst, np.zeros(3, np.float32), None,
+                        CLAMPS[act], 0, 1, 1)
+    assert np.isnan(dst).all()
+
+
+def test_eight_lane_build(monkeypatch):
+    # the AVX2 width of the same IR, run on this host: channel tails of 8 lanes
+    eight = WK._compile(lanes=8)
+    assert eight is not None
+    monkeypatch.setitem(WK._STATE, "fn", eight)
+    x, w, b, resid, conv, out, pads = _case(2, 11, 19, (11, 9), seed=4)
+    got = W.winograd_conv3x3(x, W.filter_transform(w), pads, out, b, residual=resid,
+                             act="relu")
+    want = np.maximum(conv + resid, 0)
+    assert np.abs(got - want).max() <= TOL * np.abs(want).max()
+
+
+def test_operands_it_cannot_read_take_numpy_transforms():
+    # a strided residual and a float64 one: numpy's path, the same numbers
+    x, w, b, resid, conv, out, pads = _case(2, 8, 8, (8, 8), seed=5)
+    u = W.filter_transform(w)
+    wide = np.zeros(resid.shape[:3] + (2 * resid.shape[3],), np.float32)
+    wide[..., ::2] = resid
+    for r in (wide[..., ::2], resid.astype(np.float64)):
+        got = W.winograd_conv3x3(x, u, pads, out, b, residual=r, act="relu6")
+        want = np.clip(conv + resid, 0, 6)
+        assert np.abs(got - want).max() <= TOL * np.abs(want).max()
+
+
+def test_transform_arguments_are_checked():
+    x = np.zeros((1, 4, 8, 8), np.float32)
+    with pytest.raises(ValueError, match=r"V\^T must be \[36, >= 4, 4\], got \[36, 4, 5\]"):
+        WK.input_transform(x, np.zeros((36, 4, 5), np.float32), (1, 1), 0, 2, 2)
+    with pytest.raises(ValueError, match="C-contiguous float32 4-D array, got ndarray float64"):
+        WK.input_transform(x.astype(np.float64), np.zeros((36, 4, 4), np.float32), (1, 1),
+                           0, 2, 2)
+    dst = np.zeros((1, 3, 8, 8), np.float32)
+    with pytest.raises(ValueError, match=r"products must be \[36, >= 4, 3\] and bias \[3\]"):
+        WK.output_transform(np.zeros((36, 4, 3), np.float32), dst, np.zeros(2, np.float32),
+                            None, (0.0, np.inf, True), 0, 2, 2)
+    with pytest.raises(ValueError, match=r"residual \[1, 3, 8, 7\] must have the output's"):
+        WK.output_transform(np.zeros((36, 4, 3), np.float32), dst, np.zeros(3, np.float32),
+                            np.zeros((1, 3, 8, 7), np.float32), (0.0, np.inf, True), 0, 2, 2)
+    with pytest.raises(ValueError, match="act must be one of"):
+        W.winograd_conv3x3(x, W.filter_transform(np.zeros((3, 4, 3, 3), np.float32)),
+                           ((1, 1), (1, 1)), (8, 8), act="gelu")
