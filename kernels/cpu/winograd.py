@@ -8,18 +8,24 @@ With B, G, A the transform matrices below::
 
     V = B^T d B          (every input tile d, every channel)
     U = G g G^T          (every 3x3 filter g: once, when the predictor loads)
-    M[xi] = U[xi] @ V[xi]    for each of the 36 positions xi of a 6x6 tile:
-                             (O, C) @ (C, tiles), one batched GEMM
+    M^T[xi] = V^T[xi] @ U^T[xi]   for each of the 36 positions xi of a 6x6 tile:
+                                  (tiles, C) @ (C, O), one batched GEMM
     Y = A^T M A          (4x4 outputs per tile and output channel)
 
-Both tile transforms are one small dense GEMM each (Kronecker products of the
-1-D transforms: 36x36 and 16x36), so every step is a BLAS call or one strided
-copy (numba loops applying B^T and A^T as their few additions per tile,
-tried as the transforms, ran 1.5-4x slower than these GEMMs).  The filter
-transform ``filter_transform`` runs once, in float64, when the predictor
-loads (inference/winograd.py, ``sampan_conv_winograd_pass``); float32 results
-differ from im2col's by rounding, about 1e-5 of the output's scale (the
-transforms' entries up to 8 amplify rounding).
+The filter transform ``filter_transform`` runs once, in float64, when the
+predictor loads (inference/winograd.py, ``sampan_conv_winograd_pass``) and is
+kept as U^T (36, C, O); float32 results differ from im2col's by rounding,
+about 1e-5 of the output's scale (the transforms' entries up to 8 amplify
+rounding).  The fused op's epilogue (bias, residual, relu/relu6) is part of
+the convolution here (``act``).
+
+The tile transforms, where float32 and llvmlite allow: compiled loops
+(kernels/cpu/winograd_kernel.py) that read the input in place and write the
+output in place with the epilogue, 0.6-0.95x the layer's time of the numpy
+transforms at batch 1 and 0.7-0.8x at batch 16 (64-512 channels, 56x56 down
+to 7x7).  Elsewhere numpy's: one small dense GEMM each (Kronecker products of
+the 1-D transforms: 36x36 and 16x36) around a padded copy and a strided tile
+copy, then the output's transpose into NCHW and the epilogue's passes.
 
 Samples run in chunks whose transformed input fits ``_BLOCK_BYTES`` (the
 batched GEMM re-reads it once per output channel block), a sample too large
@@ -27,15 +33,14 @@ for it in bands of tile rows.
 
 The 36 products: numpy's batched matmul (BLAS), or, for a filter the pass
 packed (``pack_filter``: U^T in blocks of the kernel's column width, each
-block's C rows contiguous), sampan's GEMM kernel (kernels/cpu/gemm_kernel.py)
-in one call computing M^T[xi] = V[xi]^T @ U^T[xi], vectorized over the output
-channels: at batch 1 a 14x14 map has 16 tiles and a 7x7 one 4, too few
-columns for BLAS (11-40 GFLOP/s with 256-512 channels), while the output
-channels fill the kernel's vectors and the packed rows stream in order.
-Measured against BLAS on the 36 products (one core): 1.0-1.4x faster with 256
-channels (2.2x at 16 tiles), 1.1-2.8x with 512, 0.85-1.25x with 128 and
-0.45-1.0x with 64, so the pass packs layers of ``PACK_MIN_CHANNELS`` input
-channels or more.
+block's C rows contiguous), sampan's GEMM kernel (kernels/cpu/gemm_kernel.py),
+vectorized over the output channels: at batch 1 a 14x14 map has 16 tiles and
+a 7x7 one 4, too few rows for BLAS (11-40 GFLOP/s with 256-512 channels),
+while the output channels fill the kernel's vectors and the packed rows
+stream in order.  Measured against BLAS on the 36 products (one core): 1.0-1.4x
+faster with 256 channels (2.2x at 16 tiles), 1.1-2.8x with 512, 0.85-1.25x
+with 128 and 0.45-1.0x with 64, so the pass packs layers of
+``PACK_MIN_CHANNELS`` input channels or more.
 """
 import numpy as np
 
