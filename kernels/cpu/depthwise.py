@@ -2,6 +2,14 @@
 compiler of kernels/cpu/fused_elementwise.py): one channel multiplier,
 dilation 1, stride 1 or 2, channels first, float32/float64.
 
+float32 layers other than 3x3 stride-1 ones wider than ``WIDE_ROWS`` run the
+LLVM kernels of kernels/cpu/depthwise_kernel.py where llvmlite is present
+(vectors over channels, the planes moved to channels-last by in-register
+transposes): against the numba kernels below, 5x5 and 7x7 layers 0.13-0.7x
+the time, 3x3 stride 2 0.3-0.8x, 3x3 stride 1 on maps up to 28 wide 0.4-0.9x
+(MobileNetV3/MnasNet/ShuffleNet layers, batch 1 and 16).  The rest of this
+docstring is about the numba kernels, which take every other case.
+
 im2col turns a depthwise layer into one 1x9 by 9xL product per channel: nine
 copies of the input for nine multiply-adds per output.  Two compiled loop
 nests instead, one per kernel size class:
@@ -41,6 +49,7 @@ im2col path.
 """
 import numpy as np
 
+from .depthwise_kernel import depthwise_conv
 from .fused_elementwise import compiled_kernel
 
 __all__ = ["depthwise", "SIZES"]
@@ -239,6 +248,11 @@ def _channels_last(x, wt, bias, out, pt, pl, sh, sw, lo, hi, tie, xt, ot):
 # time; 14x14 maps about even, larger ones 1.2-3.6x slower)
 SMALL_MAP = 64
 
+# 3x3 stride-1 layers with wider outputs keep the row kernels (56x56 and 112x112
+# maps: the compiled channel kernel of depthwise_kernel.py took 1.05-1.4x their
+# time; 28x28 and below 0.4-0.9x)
+WIDE_ROWS = 32
+
 _KERNELS = {"rows": _planes, "rows_s2": _planes_s2, "same": _same,
             "channels_last": _channels_last}
 
@@ -265,6 +279,10 @@ def depthwise(x, w, pads, dil, strides, out, bias=None, clamp=None):
         return None
     ho, wo = out
     sh, sw = strides
+    if k != 3 or sw != 1 or wo <= WIDE_ROWS:
+        res = depthwise_conv(x, w, bias, pads, strides, out, clamp or _NO_CLAMP)
+        if res is not None:
+            return res
     same = k == 3 and tuple(strides) == (1, 1) and tuple(pads) == ((1, 1), (1, 1)) and \
         x.shape[3] >= 2
     key = "channels_last" if k != 3 or ho * wo <= SMALL_MAP else \

@@ -29,8 +29,6 @@ the call, tile rows ``ty0 .. ty0 + nty - 1`` and ``tw`` tiles per row (a band
 of a large map, or whole maps).  The arithmetic is float32 in the order of
 the matrices' rows, so results differ from the numpy transforms by rounding.
 """
-import struct
-
 import numpy as np
 
 from . import llvm_jit
@@ -42,59 +40,6 @@ BT = ((4, 0, -5, 0, 1, 0), (0, -4, -4, 1, 1, 0), (0, 4, -4, -1, 1, 0),
 AT = ((1, 1, 1, 1, 1, 0), (0, 1, -1, 2, -2, 0), (0, 1, 1, 4, 4, 0), (0, 1, -1, 8, -8, 1))
 
 _STATE = {}
-
-
-def _hex(x):
-    """An LLVM float literal (the double spelling of a float32 value)."""
-    return "0x%016X" % struct.unpack("<Q", struct.pack("<d", float(np.float32(x))))[0]
-
-
-class _Emit:
-    """IR lines with ``{V}`` (float vector), ``{M}`` (mask), ``{I}`` (i64
-    vector), ``{P}`` (vector of pointers), ``{VW}``, ``{LANES}`` (0 .. VW-1),
-    ``{ZERO}`` (a splat's shuffle mask) and the intrinsics' names filled in."""
-
-    def __init__(self, vw, names):
-        self.vw, self.lines, self.n = vw, [], 0
-        self.f = dict(V="<%d x float>" % vw, M="<%d x i1>" % vw, I="<%d x i64>" % vw,
-                      P="<%d x float*>" % vw, VW=vw, ZERO="<%d x i32> zeroinitializer" % vw,
-                      LANES="<%s>" % ", ".join("i64 %d" % i for i in range(vw)),
-                      LOAD=names["load"], STORE=names["store"], GATHER=names["gather"],
-                      SCATTER=names["scatter"])
-
-    def __call__(self, *lines, **kw):
-        for s in lines:
-            self.lines.append(("" if s.endswith(":") else "  ") + s.format(**self.f, **kw))
-
-    def splat(self, name, scalar, ty):
-        vt = {"float": "{V}", "i64": "{I}", "i1": "{M}"}[ty]
-        self(name + "s = insertelement " + vt + " undef, " + ty + " " + scalar + ", i32 0",
-             name + " = shufflevector " + vt + " " + name + "s, " + vt + " undef, {ZERO}")
-
-    def combo(self, row, terms):
-        """``sum_k row[k] * terms[k]`` (integer coefficients, zeros skipped)."""
-        acc = None
-        for coef, term in zip(row, terms):
-            if coef == 0:
-                continue
-            if abs(coef) != 1:
-                self.n += 1
-                scaled = "%%s%d" % self.n
-                self("{r} = fmul {V} {a}, <{c}>", r=scaled, a=term,
-                     c=", ".join(["float " + _hex(abs(coef))] * self.vw))
-                term = scaled
-            self.n += 1
-            r = "%%s%d" % self.n
-            if acc is None:
-                if coef > 0:
-                    acc = term
-                    continue
-                self("{r} = fneg {V} {a}", r=r, a=term)
-            else:
-                self("{r} = {op} {V} {a}, {b}", r=r, op="fsub" if coef < 0 else "fadd",
-                     a=acc, b=term)
-            acc = r
-        return acc
 
 
 def _nest(e, chans, per_row, per_tile, body):
@@ -200,10 +145,8 @@ def _output_ir(e):
                    "float %hi, i64 %tie, i64 %C, i64 %H, i64 %W, i64 %ty0, i64 %nty, "
                    "i64 %tw, i64 %m, i64 %ld, i64 %tstride) {")
     e("entry:")
-    e.splat("%lov", "%lo", "float")
-    e.splat("%hiv", "%hi", "float")
-    e("%tieb = icmp ne i64 %tie, 0", "%resb = icmp ne i64 %hasres, 0")
-    e.splat("%tiev", "%tieb", "i1")
+    e.clamp_setup()
+    e("%resb = icmp ne i64 %hasres, 0")
     e.splat("%resv", "%resb", "i1")
 
     def per_row():
@@ -246,16 +189,11 @@ def _output(e, k, r, q, y):
       "%rmk{k} = and {M} %mk{k}, %resv",
       "%rv{k} = call {V} @{GATHER}({P} %rpv{k}, i32 4, {M} %rmk{k}, {V} zeroinitializer)",
       "%ya{k} = fadd {V} %yb{k}, %rv{k}",
-      "%yr{k} = select {M} %resv, {V} %ya{k}, {V} %yb{k}",
-      "%lt{k} = fcmp olt {V} %yr{k}, %lov", "%eq{k} = fcmp oeq {V} %yr{k}, %lov",
-      "%eqt{k} = and {M} %eq{k}, %tiev", "%low{k} = or {M} %lt{k}, %eqt{k}",
-      "%c1{k} = select {M} %low{k}, {V} %lov, {V} %yr{k}",
-      "%gt{k} = fcmp ogt {V} %c1{k}, %hiv",
-      "%c2{k} = select {M} %gt{k}, {V} %hiv, {V} %c1{k}",
-      "%dp{k} = getelementptr float, float* %dst, i64 %po{k}",
+      "%yr{k} = select {M} %resv, {V} %ya{k}, {V} %yb{k}", k=k, r=r, q=q, y=y)
+    e("%dp{k} = getelementptr float, float* %dst, i64 %po{k}",
       "%dpv{k} = getelementptr float, float* %dp{k}, {I} %laneoff",
-      "call void @{SCATTER}({V} %c2{k}, {P} %dpv{k}, i32 4, {M} %mk{k})",
-      k=k, r=r, q=q, y=y)
+      "call void @{SCATTER}({V} {c}, {P} %dpv{k}, i32 4, {M} %mk{k})",
+      k=k, c=e.clamp(k, "%yr" + k))
 
 
 def _compile(lanes=None):
@@ -264,7 +202,7 @@ def _compile(lanes=None):
         return None
     try:
         names = llvm_jit.intrinsics(vw)
-        e = _Emit(vw, names)
+        e = llvm_jit.Emitter(vw, names)
         e.lines.append(names["decl"])
         _input_ir(e)
         _output_ir(e)

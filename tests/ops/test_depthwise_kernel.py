@@ -1,25 +1,39 @@
-"""The numba depthwise kernels (kernels/cpu/depthwise.py: 3x3 by rows, by
-split rows for stride 2 and channels-last, 5x5 and 7x7 channels-last)
-against conv forward's im2col path: strides 1 and 2, symmetric and
-asymmetric padding, odd sizes, inputs wider than the windows reach, float32
-and float64, with and without a bias, with the relu/relu6 clamp against the
-activation kernels (NaN kept);
-the layers they do not take (another kernel size, dilation, channel
+"""The depthwise kernels against conv forward's im2col path, each test run
+with the LLVM kernels of kernels/cpu/depthwise_kernel.py taking the float32
+layers they take and again with numba's alone (kernels/cpu/depthwise.py: 3x3
+by rows, by split rows for stride 2 and channels-last, 5x5 and 7x7
+channels-last): strides 1 and 2, symmetric and asymmetric padding, odd
+sizes, inputs wider than the windows reach, float32 and float64, with and
+without a bias, with the relu/relu6 clamp against the activation kernels (NaN
+kept); the layers they do not take (another kernel size, dilation, channel
 multiplier, integers) give None."""
 import numpy as np
 import pytest
 
 from sampan.kernels.cpu import conv as C
 from sampan.kernels.cpu import depthwise as D
+from sampan.kernels.cpu import depthwise_kernel as DK
 from sampan.kernels.cpu.conv_epilogue import CLAMPS
 from sampan.ops.defs.nn_conv import conv_out
 
 pytestmark = pytest.mark.skipif(D._compiled("rows") is None, reason="numba not available")
 
 
+KERNELS = ["llvm", "numba"] if DK.available(3, 2) else ["numba"]
+
+
+@pytest.fixture(params=KERNELS)
+def kernels(request, monkeypatch):
+    """The LLVM kernels where they apply, then numba's alone."""
+    if request.param == "numba":
+        monkeypatch.setattr(D, "depthwise_conv", lambda *a: None)
+    return request.param
+
+
 def _im2col(x, w, pads, strides, out, bias, monkeypatch):
     with monkeypatch.context() as m:
         m.setattr(D, "_compiled", lambda key: None)
+        m.setattr(D, "depthwise_conv", lambda *a: None)
         return C.conv_forward(x, w, x.shape[1], pads, (1, 1), strides, out, bias)
 
 
@@ -38,7 +52,7 @@ def _im2col(x, w, pads, strides, out, bias, monkeypatch):
 @pytest.mark.parametrize("k", D.SIZES)
 @pytest.mark.parametrize("small_map", [0, 10 ** 9])     # 3x3: the row / channels-last kernel
 def test_equals_the_im2col_path(monkeypatch, dtype, tol, shape, strides, pads, with_bias, k,
-                                small_map):
+                                small_map, kernels):
     monkeypatch.setattr(D, "SMALL_MAP", small_map)
     rs = np.random.RandomState(sum(shape))
     x = rs.standard_normal(shape).astype(dtype)
@@ -52,7 +66,7 @@ def test_equals_the_im2col_path(monkeypatch, dtype, tol, shape, strides, pads, w
     assert np.abs(got - want).max() <= tol * max(np.abs(want).max(), 1.0)
 
 
-def test_channel_last_view(monkeypatch):
+def test_channel_last_view(monkeypatch, kernels):
     rs = np.random.RandomState(1)
     x = rs.standard_normal((2, 6, 7, 4)).astype("float32").transpose(0, 3, 1, 2)
     w = rs.standard_normal((4, 1, 3, 3)).astype("float32")
@@ -77,7 +91,7 @@ def test_layers_it_does_not_take(wshape, dil, dtype):
 
 @pytest.mark.parametrize("k", D.SIZES)
 @pytest.mark.parametrize("small_map", [0, 10 ** 9])
-def test_nan_and_inf_propagate_as_in_im2col(monkeypatch, k, small_map):
+def test_nan_and_inf_propagate_as_in_im2col(monkeypatch, k, small_map, kernels):
     monkeypatch.setattr(D, "SMALL_MAP", small_map)
     rs = np.random.RandomState(k)
     x = rs.standard_normal((2, 3, 10, 9)).astype("float32")
@@ -96,7 +110,7 @@ def test_nan_and_inf_propagate_as_in_im2col(monkeypatch, k, small_map):
 @pytest.mark.parametrize("k", D.SIZES)
 @pytest.mark.parametrize("strides", [(1, 1), (2, 2)])
 @pytest.mark.parametrize("small_map", [0, 10 ** 9])
-def test_clamp_equals_the_activation(monkeypatch, act, k, strides, small_map):
+def test_clamp_equals_the_activation(monkeypatch, act, k, strides, small_map, kernels):
     from sampan.kernels.cpu.activation import ACTIVATIONS
     from sampan.ops.registry import get_op
     monkeypatch.setattr(D, "SMALL_MAP", small_map)
@@ -124,6 +138,7 @@ def test_same_padding_kernel_has_the_plane_kernels_bits(monkeypatch, shape, clam
     """The stride-1 padding-1 3x3 kernel reads rows from the input itself; its
     numbers are the plane kernel's, bit for bit (zeros, NaN and infinities too)."""
     monkeypatch.setattr(D, "SMALL_MAP", 0)
+    monkeypatch.setattr(D, "depthwise_conv", lambda *a: None)
     rs = np.random.RandomState(shape[-1])
     x = (rs.standard_normal(shape) * 3).astype("float32")
     x.reshape(-1)[:4] = [np.nan, np.inf, -0.0, 0.0]
@@ -141,3 +156,46 @@ def test_same_padding_kernel_has_the_plane_kernels_bits(monkeypatch, shape, clam
     D._compiled("rows")(x, w, b, want, 1, 1, 1, np.float32(lo), np.float32(hi), tie,
                         np.empty((h + 2, wd + 2), "float32"))
     np.testing.assert_array_equal(got.view("u4"), want.view("u4"))
+
+
+# ---------------------------------------------------------------- the LLVM kernels
+needs_llvm = pytest.mark.skipif("llvm" not in KERNELS, reason="no LLVM kernels on this host")
+
+
+@needs_llvm
+@pytest.mark.parametrize("lanes", [None, 8])
+@pytest.mark.parametrize("shape, k, strides, pads", [
+    ((2, 37, 13, 35), 3, (1, 1), ((1, 1), (1, 1))),     # channel and row tails
+    ((1, 33, 20, 19), 5, (2, 2), ((2, 1), (0, 2))),
+    ((3, 17, 9, 40), 7, (1, 2), ((3, 3), (3, 3))),
+    ((1, 16, 4, 4), 7, (2, 1), ((3, 3), (3, 3))),       # windows mostly padding
+])
+def test_llvm_kernels_equal_im2col_over_blocks_and_tails(monkeypatch, lanes, shape, k, strides,
+                                                        pads):
+    if lanes:           # the AVX2 width of the same IR, on this host
+        monkeypatch.setattr(DK, "_STATE", {})
+        real = DK._compile
+        monkeypatch.setattr(DK, "_compile", lambda k, sw: real(k, sw, lanes=lanes))
+    rs = np.random.RandomState(shape[1])
+    x = rs.standard_normal(shape).astype("float32")
+    w = rs.standard_normal((shape[1], 1, k, k)).astype("float32")
+    b = rs.standard_normal(shape[1]).astype("float32")
+    out = tuple(conv_out(i, k, s, p, 1) for i, s, p in zip(shape[2:], strides, pads))
+    want = np.clip(_im2col(x, w, pads, strides, out, b, monkeypatch), 0, 6)
+    got = DK.depthwise_conv(x, w, b, pads, strides, out, CLAMPS["relu6"])
+    assert got is not None and got.shape == want.shape
+    assert np.abs(got - want).max() <= 1e-5 * np.abs(want).max()
+    if lanes:
+        assert DK._STATE[(k, strides[1])][1] == 8
+
+
+@needs_llvm
+def test_llvm_kernels_leave_other_layers():
+    x = np.ones((1, 4, 9, 9), np.float32)
+    w = np.ones((4, 1, 3, 3), np.float32)
+    pads = ((1, 1), (1, 1))
+    assert DK.depthwise_conv(x.astype(np.float64), w.astype(np.float64), None, pads, (1, 1),
+                             (9, 9), CLAMPS[""]) is None            # float64: numba's
+    assert DK.depthwise_conv(x, w, None, pads, (3, 3), (3, 3), CLAMPS[""]) is None  # stride 3
+    assert DK.depthwise_conv(x, np.ones((4, 1, 4, 4), np.float32), None, pads, (1, 1),
+                             (8, 8), CLAMPS[""]) is None            # 4x4

@@ -1,0 +1,210 @@
+"""Depthwise 3x3, 5x5 and 7x7 convolutions (one channel multiplier, dilation
+1, any stride, float32) as compiled loops vectorized over channels: LLVM IR
+written here, compiled once per process (kernels/cpu/llvm_jit.py).
+
+Why: a depthwise layer's rows are short (7 to 56 outputs) and its taps many
+(25, 49), so kernels/cpu/depthwise.py moves each sample to channels-last
+scratch and sums taps as vectors over channels; its numba loops spent most
+of their time in those two moves (a scalar strided copy per element: 5x5 on
+a 14x14 map of 240 channels, batch 16, 3.2 ms for 38 MFLOP).  Here, per
+sample and block of VW channels:
+
+1. the block's planes are gathered into a zero-bordered channels-last tile
+   ``(Hp, Wp, VW)`` (one masked gather per pixel: the VW channels' values,
+   a plane apart; the border is the padding, zeroed once per call);
+2. every output pixel is its bias plus the k x k taps, each one vector load
+   from the tile and one FMA with the tap's weights (the k*k weight vectors
+   loaded once per block, in tap order: row by row), clamped to relu / relu6
+   (conv_epilogue.CLAMPS) and scattered into the NCHW output.
+
+Sums are FMAs in tap order after the bias, so they differ from the numba
+kernels' by rounding; padding taps add 0 * w.
+"""
+import numpy as np
+
+from . import llvm_jit
+
+__all__ = ["available", "SIZES", "depthwise_conv"]
+
+SIZES = (3, 5, 7)
+STRIDES = (1, 2)        # column strides, compiled in (a tap's reads then repeat the
+                        # next pixel's: loaded once); row strides are arguments
+_STATE = {}
+
+
+def _row_masks(e, tag, left):
+    """%<tag>pm: lanes below ``left`` (an i64 name), and %<tag>m<l>: that mask
+    where lane block channel l exists (l < %cleft), for l < VW."""
+    e.splat("%" + tag + "lv", left, "i64")
+    e("%{t}pm = icmp ult {I} {LANES}, %{t}lv", t=tag)
+    for ch in range(e.vw):
+        e("%{t}ok{l} = icmp ult i64 {l}, %cleft", t=tag, l=ch)
+        e.splat("%%%sokv%d" % (tag, ch), "%%%sok%d" % (tag, ch), "i1")
+        e("%{t}m{l} = and {M} %{t}pm, %{t}okv{l}", t=tag, l=ch)
+
+
+def _loop_close(e, loops):
+    for var, head, bound, done in loops:
+        e("%{v}.next = add i64 %{v}, {s}", "%{v}.more = icmp ult i64 %{v}.next, {b}",
+          "br i1 %{v}.more, label %{h}, label %{d}", "{d}:", v=var, h=head, b=bound, d=done,
+          s=e.vw if var in ("gx", "xo") else 1)
+
+
+def _kernel_ir(e, k, sw):
+    vw = e.vw
+    e.lines.append(
+        "define void @dw%d_%d(float* noalias %%x, float* noalias %%wt, float* noalias %%bias, "
+        "float* noalias %%out, float* noalias %%tile, i64 %%N, i64 %%C, i64 %%H, i64 %%W, "
+        "i64 %%pt, i64 %%pl, i64 %%sh, i64 %%Ho, i64 %%Wo, i64 %%Wp, float %%lo, "
+        "float %%hi, i64 %%tie) {" % (k, sw))
+    e("entry:")
+    e.clamp_setup()
+    e("%HW = mul i64 %H, %W", "%OHW = mul i64 %Ho, %Wo",
+      "%ncb0 = add i64 %C, {k}", "%ncb = udiv i64 %ncb0, {VW}", k=vw - 1)
+    e("br label %n_head", "n_head:",
+      "%n = phi i64 [0, %entry], [%n.next, %cb_done]",
+      "%nc = mul i64 %n, %C",
+      "br label %cb_head", "cb_head:",
+      "%cb = phi i64 [0, %n_head], [%cb.next, %y_done]",
+      "%c0 = mul i64 %cb, {VW}", "%cleft = sub i64 %C, %c0")
+    e.splat("%clv", "%cleft", "i64")
+    e("%lm = icmp ult {I} {LANES}, %clv",
+      "%plane = add i64 %nc, %c0",
+      "%xbase = mul i64 %plane, %HW", "%obase = mul i64 %plane, %OHW")
+    taps = []
+    for t in range(k * k):                      # the block's weights, tap by tap
+        e("%wo{t}_a = mul i64 %C, {t}", "%wo{t} = add i64 %wo{t}_a, %c0",
+          "%wp{t} = getelementptr float, float* %wt, i64 %wo{t}",
+          "%wpv{t} = bitcast float* %wp{t} to {V}*",
+          "%w{t} = call {V} @{LOAD}({V}* %wpv{t}, i32 4, {M} %lm, {V} zeroinitializer)", t=t)
+        taps.append("%w" + str(t))
+    e("%bp = getelementptr float, float* %bias, i64 %c0", "%bpv = bitcast float* %bp to {V}*",
+      "%bv = call {V} @{LOAD}({V}* %bpv, i32 4, {M} %lm, {V} zeroinitializer)")
+    # 1. the block's planes into the tile: VW pixels of VW channels per step,
+    #    loaded as channel rows and transposed into pixel vectors (pixels past
+    #    the row are zeros, written into the tile's padding or its slack)
+    e("br label %gy_head", "gy_head:",
+      "%gy = phi i64 [0, %cb_head], [%gy.next, %gx_done]",
+      "%grow = mul i64 %gy, %W", "%gin = add i64 %xbase, %grow",
+      "%ty_ = add i64 %gy, %pt", "%trow = mul i64 %ty_, %Wp", "%trow2 = add i64 %trow, %pl",
+      "br label %gx_head", "gx_head:",
+      "%gx = phi i64 [0, %gy_head], [%gx.next, %gx_head]",
+      "%gleft = sub i64 %W, %gx")
+    _row_masks(e, "g", "%gleft")
+    rows = []
+    for ch in range(vw):
+        e("%gi{l}_a = mul i64 %HW, {l}", "%gi{l}_b = add i64 %gin, %gi{l}_a",
+          "%gi{l} = add i64 %gi{l}_b, %gx",
+          "%gp{l} = getelementptr float, float* %x, i64 %gi{l}",
+          "%gpv{l} = bitcast float* %gp{l} to {V}*",
+          "%g{l} = call {V} @{LOAD}({V}* %gpv{l}, i32 4, {M} %gm{l}, {V} zeroinitializer)",
+          l=ch)
+        rows.append("%g" + str(ch))
+    for px, col in enumerate(e.transpose("gt", rows)):
+        e("%tc{p}_a = add i64 %trow2, %gx", "%tc{p} = add i64 %tc{p}_a, {p}",
+          "%tf{p} = mul i64 %tc{p}, {VW}",
+          "%tp{p} = getelementptr float, float* %tile, i64 %tf{p}",
+          "%tpv{p} = bitcast float* %tp{p} to {V}*",
+          "store {V} {c}, {V}* %tpv{p}, align 4", p=px, c=col)
+    _loop_close(e, [("gx", "gx_head", "%W", "gx_done")])
+    e("%gy.next = add i64 %gy, 1", "%gy.more = icmp ult i64 %gy.next, %H",
+      "br i1 %gy.more, label %gy_head, label %y_pre", "y_pre:",
+      "br label %y_head", "y_head:",
+      "%y = phi i64 [0, %y_pre], [%y.next, %x_done]",
+      "%iy = mul i64 %y, %sh", "%iyrow = mul i64 %iy, %Wp",
+      "%orow0 = mul i64 %y, %Wo", "%orow = add i64 %obase, %orow0",
+      "br label %x_head", "x_head:",
+      "%xo = phi i64 [0, %y_head], [%xo.next, %x_head]",
+      "%oleft = sub i64 %Wo, %xo")
+    # 2. VW output pixels: the taps of each (tile rows iy .., columns (xo + p) * sw ..),
+    #    clamped, transposed into channel rows, stored into the output rows
+    # tap row i: the tile vectors u = p * sw + j (p: pixel, j: tap column) are
+    # loaded once each and consumed at once by the FMAs that read them
+    accs = ["%bv"] * vw
+    e("%at = add i64 %iyrow, %xo" if sw == 1 else "%at_a = mul i64 %xo, {s}",
+      s=sw)
+    if sw != 1:
+        e("%at = add i64 %iyrow, %at_a")
+    for i in range(k):
+        e("%ar{i}_a = mul i64 %Wp, {i}", "%ar{i}_b = add i64 %at, %ar{i}_a",
+          "%ar{i} = mul i64 %ar{i}_b, {VW}",
+          "%rp{i} = getelementptr float, float* %tile, i64 %ar{i}", i=i)
+        for u in range((vw - 1) * sw + k):
+            users = [(px, u - px * sw) for px in range(vw) if 0 <= u - px * sw < k]
+            e("%tp{i}_{u} = getelementptr float, float* %rp{i}, i64 {o}",
+              "%tpv{i}_{u} = bitcast float* %tp{i}_{u} to {V}*",
+              "%tv{i}_{u} = load {V}, {V}* %tpv{i}_{u}, align 4", i=i, u=u, o=u * vw)
+            for px, j in users:
+                t = i * k + j
+                e("%acc{p}_{t} = call {V} @{FMA}({V} %tv{i}_{u}, {V} {w}, {V} {a})",
+                  p=px, t=t, i=i, u=u, w=taps[t], a=accs[px])
+                accs[px] = "%%acc%d_%d" % (px, t)
+    outs = [e.clamp("o" + str(px), accs[px]) for px in range(vw)]
+    _row_masks(e, "s", "%oleft")
+    for ch, row in enumerate(e.transpose("st", outs)):
+        e("%oi{l}_a = mul i64 %OHW, {l}", "%oi{l}_b = add i64 %orow, %oi{l}_a",
+          "%oi{l} = add i64 %oi{l}_b, %xo",
+          "%op{l} = getelementptr float, float* %out, i64 %oi{l}",
+          "%opv{l} = bitcast float* %op{l} to {V}*",
+          "call void @{STORE}({V} {r}, {V}* %opv{l}, i32 4, {M} %sm{l})", l=ch, r=row)
+    _loop_close(e, [("xo", "x_head", "%Wo", "x_done"), ("y", "y_head", "%Ho", "y_done"),
+                    ("cb", "cb_head", "%ncb", "cb_done"), ("n", "n_head", "%N", "exit")])
+    e("ret void")
+    e.lines.append("}")
+
+
+def _compile(k, sw, lanes=None):
+    vw = llvm_jit.vector_lanes(lanes)
+    if vw is None:
+        return None
+    try:
+        names = llvm_jit.intrinsics(vw)
+        e = llvm_jit.Emitter(vw, names)
+        e.lines.append(names["decl"])
+        _kernel_ir(e, k, sw)
+        name = "dw%d_%d" % (k, sw)
+        fn = llvm_jit.compile_ir("\n".join(e.lines), {
+            name: llvm_jit.c_types(*"ppppp" + "i" * 10 + "ffi")})[name]
+        return fn, vw
+    except Exception:           # an llvmlite that cannot build this IR
+        return None
+
+
+def available(k=3, sw=1):
+    """The kernel of size ``k`` and column stride ``sw`` compiled for this host
+    (each once per process, when first asked for: 0.1-0.3 s)."""
+    key = (k, sw)
+    if key not in _STATE:
+        _STATE[key] = _compile(k, sw) if k in SIZES and sw in STRIDES else None
+    return _STATE[key] is not None
+
+
+def depthwise_conv(x, w, bias, pads, strides, out, clamp):
+    """``clamp(depthwise(x, w) + bias)`` (NCHW float32; ``w`` (C, 1, k, k), k in
+    SIZES; ``pads`` ((top, bottom), (left, right)); output sizes ``out``;
+    ``clamp`` (lo, hi, tie)) into a new array, or None where these kernels do not
+    apply (not compiled here, another dtype or size)."""
+    k = w.shape[-1]
+    if x.dtype != np.float32 or w.dtype != np.float32 or x.ndim != 4 or \
+            w.shape != (x.shape[1], 1, k, k) or not available(k, strides[1]) or \
+            (bias is not None and (bias.dtype != np.float32 or bias.shape != (x.shape[1],))) \
+            or not (x.size and all(out)):
+        return None
+    fn, vw = _STATE[k, strides[1]]
+    n, c, h, wd = x.shape
+    ho, wo = out
+    sh, sw = strides
+    (pt, _), (pl, _) = pads
+    hp = max(pt + h, (ho - 1) * sh + k)
+    wp = max(pl + wd, (wo - 1) * sw + k) + 2 * vw * max(sw, 1)
+    x = np.ascontiguousarray(x)
+    wt = np.ascontiguousarray(w[:, 0].transpose(1, 2, 0))       # (k, k, C): a tap's C weights
+    b = np.zeros(c, np.float32) if bias is None else np.ascontiguousarray(bias)
+    # slack past the last row: the tail steps write zeros past a row's end and
+    # read taps for outputs past Wo (not stored)
+    tile = np.zeros((hp + 2 * k + 2, wp, vw), np.float32)
+    res = np.empty((n, c, ho, wo), np.float32)
+    lo, hi, tie = clamp
+    fn(x.ctypes.data, wt.ctypes.data, b.ctypes.data, res.ctypes.data, tile.ctypes.data,
+       n, c, h, wd, pt, pl, sh, ho, wo, wp, lo, hi, int(tie))
+    return res
