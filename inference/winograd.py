@@ -25,12 +25,13 @@ against 45.8 ms; 14x14, 256 channels: 1.89 against 2.83 ms unpacked).
 
 Where the compiled transforms run (kernels/cpu/winograd_kernel.py: no padded
 copy, no tile copies, the epilogue in the output pass) the layer costs
-0.3-0.75x what it did with numpy's transforms, and the rule is wider:
+0.25-0.7x what it did with numpy's transforms, and the rule is wider:
 ``MIN_CHANNELS_COMPILED`` input and output channels and ``MIN_SIDE_COMPILED``
 (measured against the direct convolution with its relu + residual epilogue,
-one core: 32 -> 32 channels 0.46-0.66x its time at batch 1 from 56x56 down to
-7x7 maps, 0.66-0.96x at batch 16; 64 -> 64 on a 4x4 map 0.2-0.33x; DenseNet's
-128 -> 32 layers 0.49-0.77x; 16 and 24 channels lost at batch 16: 1.25-1.54x).
+one core: 16 -> 16 channels 0.64x its time at batch 1 and 0.73x at 16 on
+56x56 maps; 32 -> 32 0.5-0.63x; 64 -> 64 on a 4x4 map 0.2-0.33x; DenseNet's
+128 -> 32 layers 0.49-0.77x; 8 channels and 3-channel stems lost at batch 16:
+1.25-4.3x).
 """
 from ..program.passes.graph import replace
 from ..kernels.cpu import gemm_kernel, winograd_kernel
@@ -45,7 +46,7 @@ MIN_CHANNELS = 64
 MIN_SIDE = 13      # AlexNet's 13x13 layers: b16 181 -> 160 ms (7: resnet18 b1 24.7 -> 29.0)
 PACK_MIN_CHANNELS = 256
 MIN_SIDE_PACKED = 7
-MIN_CHANNELS_COMPILED = 32
+MIN_CHANNELS_COMPILED = 16
 MIN_SIDE_COMPILED = 4
 _ATTRS = ("strides", "paddings", "padding_algorithm", "dilations", "groups", "data_format",
           "activation", "alpha")

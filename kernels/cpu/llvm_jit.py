@@ -70,21 +70,16 @@ def intrinsics(vw):
     return names
 
 
-def compile_ir(text, prototypes, optimize=False):
-    """Compile the IR module ``text`` for this host; returns ``{name: ctypes
-    function}`` for each ``name -> ctypes.CFUNCTYPE(...)`` of ``prototypes``.
-    ``optimize``: run LLVM's -O3 IR pipeline first (common subexpressions,
-    repeated loads, loop invariants; the code generator alone does not).
-    Raises whatever llvmlite raises on IR it cannot build."""
+def compile_ir(text, prototypes):
+    """Compile the IR module ``text`` for this host (the code generator at -O3;
+    no IR pass pipeline: the kernels' IR is written as it should run) and
+    return ``{name: ctypes function}`` for each ``name -> ctypes.CFUNCTYPE(...)``
+    of ``prototypes``.  Raises whatever llvmlite raises on IR it cannot build."""
     llvm = _llvm()
     module = llvm.parse_assembly(text)
     module.verify()
     machine = llvm.Target.from_default_triple().create_target_machine(
         cpu=llvm.get_host_cpu_name(), features=llvm.get_host_cpu_features().flatten(), opt=3)
-    if optimize and hasattr(llvm, "create_pass_builder"):   # llvmlite >= 0.44
-        builder = llvm.create_pass_builder(machine, llvm.create_pipeline_tuning_options(
-            speed_level=3))
-        builder.getModulePassManager().run(module, builder)
     engine = llvm.create_mcjit_compiler(module, machine)
     engine.finalize_object()
     _ENGINES.append((engine, module))

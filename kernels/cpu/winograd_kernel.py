@@ -9,20 +9,25 @@ input, the tile windows, the output's transpose into NCHW, then the bias,
 residual and activation passes): at batch 1 they took 2-3x the time of the
 36 products on a 64-channel 56x56 layer.  Here each is one pass:
 
-- ``input_transform``: for every tile and block of VW channels, the 36 pixels
-  of its 6x6 window are gathered from the NCHW input (one masked gather each:
-  the VW channels' pixels, VW planes apart; a pixel in the padding is a
-  masked-off gather, so no padded copy is made), B^T d B is computed in
-  registers (the additions of the matrices below, zeros skipped) and the 36
-  results are stored as V^T[xi, tile, channels] (36, T, C): the rows the
-  products read (the GEMM kernel's broadcast operand, or BLAS's A).
-- ``output_transform``: for every tile and block of VW output channels, the
-  36 products M^T[xi, tile, channels] (36, T, O) are loaded, A^T M A computed,
-  the bias added, then the residual (gathered from NCHW, as the unfused adds:
-  ``(conv + bias) + residual``) and the clamp of a relu/relu6 epilogue
-  (conv_epilogue.CLAMPS: below ``lo``, or equal to it with ``tie``, becomes
-  ``lo``; above ``hi`` becomes ``hi``; NaN passes), and the 16 outputs are
-  scattered into NCHW (a position past the output's edge is masked off).
+- ``input_transform``: per sample and block of VW channels, the band's input
+  rows are moved to a zero-bordered channels-last tile (channels_last_ir.py:
+  contiguous loads, an in-register transpose, no padded copy of the input);
+  then for every 4x4 output tile the 36 vectors of its 6x6 window are loaded
+  from it, B^T d B is computed in registers (the additions of the matrices
+  below, zeros skipped) and the 36 results are stored as V^T[xi, tile,
+  channels] (36, T, C): the rows the products read (the GEMM kernel's
+  broadcast operand, or BLAS's A).
+- ``output_transform``: per sample and block of VW output channels, for every
+  tile the 36 products M^T[xi, tile, channels] (36, T, O) are loaded, A^T M A
+  computed and the bias added into a channels-last output tile, which is then
+  moved back to NCHW with the residual (as the unfused adds: ``(conv + bias)
+  + residual``) and the clamp of a relu/relu6 epilogue (conv_epilogue.CLAMPS:
+  below ``lo``, or equal to it with ``tie``, becomes ``lo``; above ``hi``
+  becomes ``hi``; NaN passes) applied on the way.
+
+A first version gathered each window pixel from NCHW and scattered each
+output (one gather or scatter per VW values, no tiles): the transposes took
+0.63-0.99x its layer time (most at batch 1 and on narrow layers).
 
 Tile t of a call is ``(n * nty + (ty - ty0)) * tw + tx`` for the samples of
 the call, tile rows ``ty0 .. ty0 + nty - 1`` and ``tw`` tiles per row (a band
@@ -32,6 +37,7 @@ the matrices' rows, so results differ from the numpy transforms by rounding.
 import numpy as np
 
 from . import llvm_jit
+from .channels_last_ir import planes_to_tile, tile_to_planes
 
 __all__ = ["available", "input_transform", "output_transform"]
 
@@ -42,52 +48,48 @@ AT = ((1, 1, 1, 1, 1, 0), (0, 1, -1, 2, -2, 0), (0, 1, 1, 4, 4, 0), (0, 1, -1, 8
 _STATE = {}
 
 
-def _nest(e, chans, per_row, per_tile, body):
-    """The loops over samples, tile rows, the row's tiles and blocks of VW
-    channels (innermost: consecutive blocks read and write consecutive runs of
-    a V^T or M^T row; blocks outside tiles ran 5-15% slower at batch 16), with
-    ``per_row()`` emitted at each tile row (%y0: its first output row),
-    ``per_tile()`` at each tile (%x0: its first output column; %t: its index)
-    and ``body()`` inside (%lm: the block's lane mask, %c0: its first channel,
-    %cbase: its first plane's offset)."""
-    e("%HW = mul i64 %H, %W", "%CHW = mul i64 {c}, %HW", c=chans)
-    e.splat("%hwv", "%HW", "i64")
-    e("%laneoff = mul {I} {LANES}, %hwv",
+def _nest(e, chans, setup, body, tiles_done):
+    """Loops over samples and blocks of VW channels (%lm: the block's lane
+    mask, %c0: its first channel, %plane: its first plane's index, %cleft:
+    its channel count; ``setup()`` emitted there), then over the band's tile
+    rows and tiles (%tyi, %tx; %t: the tile's index) around ``body()``;
+    ``tiles_done()`` emitted after the tile loops, still inside the block.
+    Channel blocks are the outer loop: a block's planes are moved to or from
+    channels-last once (channels_last_ir.py) for all its tiles."""
+    e("%HW = mul i64 %H, %W",
       "%ncb0 = add i64 {c}, {k}", "%ncb = udiv i64 %ncb0, {VW}", c=chans, k=e.vw - 1)
     e("br label %n_head", "n_head:",
-      "%n = phi i64 [0, %entry], [%n.next, %ty_done]",
-      "%xn = mul i64 %n, %CHW",
-      "br label %ty_head", "ty_head:",
-      "%tyi = phi i64 [0, %n_head], [%tyi.next, %tx_done]",
-      "%ty = add i64 %ty0, %tyi", "%y0 = mul i64 %ty, 4",
-      "%tr0 = mul i64 %n, %nty", "%tr1 = add i64 %tr0, %tyi", "%trow = mul i64 %tr1, %tw")
-    per_row()
-    e("br label %tx_head", "tx_head:",
-      "%tx = phi i64 [0, %ty_head], [%tx.next, %cb_done]",
-      "%x0 = mul i64 %tx, 4", "%t = add i64 %trow, %tx")
-    per_tile()
-    e("br label %cb_head", "cb_head:",
-      "%cb = phi i64 [0, %tx_head], [%cb.next, %cb_head]",
-      "%c0 = mul i64 %cb, {VW}", "%cleft = sub i64 {c}, %c0", c=chans)
+      "%n = phi i64 [0, %entry], [%n.next, %cb_done]",
+      "%nc = mul i64 %n, {c}",
+      "br label %cb_head", "cb_head:",
+      "%cb = phi i64 [0, %n_head], [%cb.next, %blk_done]",
+      "%c0 = mul i64 %cb, {VW}", "%cleft0 = sub i64 {c}, %c0",
+      "%cfull = icmp ult i64 %cleft0, {VW}",
+      "%cleft = select i1 %cfull, i64 %cleft0, i64 {VW}",
+      "%plane = add i64 %nc, %c0", c=chans)
     e.splat("%clv", "%cleft", "i64")
-    e("%lm = icmp ult {I} {LANES}, %clv",
-      "%cbase0 = mul i64 %c0, %HW", "%cbase = add i64 %cbase0, %xn")
+    e("%lm = icmp ult {I} {LANES}, %clv")
+    setup()
+    e("br label %blk_pre", "blk_pre:",
+      "br label %ty_head", "ty_head:",
+      "%tyi = phi i64 [0, %blk_pre], [%tyi.next, %tx_done]",
+      "%trow0 = mul i64 %n, %nty", "%trow1 = add i64 %trow0, %tyi",
+      "%trow = mul i64 %trow1, %tw",
+      "br label %tx_head", "tx_head:",
+      "%tx = phi i64 [0, %ty_head], [%tx.next, %tx_head]",
+      "%t = add i64 %trow, %tx")
     body()
-    for var, head, bound, done in (("cb", "cb_head", "%ncb", "cb_done"),
-                                   ("tx", "tx_head", "%tw", "tx_done"),
-                                   ("tyi", "ty_head", "%nty", "ty_done"),
-                                   ("n", "n_head", "%m", "exit")):
-        e("%{v}.next = add i64 %{v}, 1", "%{v}.more = icmp ult i64 %{v}.next, {b}",
-          "br i1 %{v}.more, label %{h}, label %{d}", "{d}:", v=var, h=head, b=bound, d=done)
-    e("ret void")
+    e("%tx.next = add i64 %tx, 1", "%tx.more = icmp ult i64 %tx.next, %tw",
+      "br i1 %tx.more, label %tx_head, label %tx_done", "tx_done:",
+      "%tyi.next = add i64 %tyi, 1", "%tyi.more = icmp ult i64 %tyi.next, %nty",
+      "br i1 %tyi.more, label %ty_head, label %tiles_done", "tiles_done:")
+    tiles_done()
+    e("br label %blk_done", "blk_done:",
+      "%cb.next = add i64 %cb, 1", "%cb.more = icmp ult i64 %cb.next, %ncb",
+      "br i1 %cb.more, label %cb_head, label %cb_done", "cb_done:",
+      "%n.next = add i64 %n, 1", "%n.more = icmp ult i64 %n.next, %m",
+      "br i1 %n.more, label %n_head, label %exit", "exit:", "ret void")
     e.lines.append("}")
-
-
-def _position_mask(e, k, row_ok, col_ok):
-    """%mk<k>: the lane mask where position (row, col) is inside the plane."""
-    e("%ok{k} = and i1 {a}, {b}", k=k, a=row_ok, b=col_ok)
-    e.splat("%okv" + k, "%ok" + k, "i1")
-    e("%mk{k} = and {M} %okv{k}, %lm", k=k)
 
 
 def _store_offset(e, name, xi):
@@ -97,34 +99,25 @@ def _store_offset(e, name, xi):
 
 
 def _input_ir(e):
-    e.lines.append("define void @wino_in(float* noalias %x, float* noalias %vt, i64 %C, "
-                   "i64 %H, i64 %W, i64 %pt, i64 %pl, i64 %ty0, i64 %nty, i64 %tw, i64 %m, "
-                   "i64 %ld, i64 %tstride) {")
+    e.lines.append("define void @wino_in(float* noalias %x, float* noalias %vt, "
+                   "float* noalias %tile, i64 %C, i64 %H, i64 %W, i64 %pt, i64 %pl, i64 %ty0, "
+                   "i64 %nty, i64 %tw, i64 %m, i64 %ld, i64 %tstride, i64 %Wt, i64 %rows, "
+                   "i64 %cols) {")
     e("entry:")
 
-    def per_row():              # window rows inside the input (a negative wraps: outside)
-        e("%ys = sub i64 %y0, %pt")
-        for a in range(6):
-            e("%ya{a} = add i64 %ys, {a}", "%yok{a} = icmp ult i64 %ya{a}, %H",
-              "%yo{a} = mul i64 %ya{a}, %W", a=a)
-
-    def per_tile():
-        e("%xs = sub i64 %x0, %pl")
-        for b in range(6):
-            e("%xa{b} = add i64 %xs, {b}", "%xok{b} = icmp ult i64 %xa{b}, %W", b=b)
-
-    def body():
+    def body():         # the tile's 6x6 window from the channels-last tile
+        e("%wr = mul i64 %tyi, 4", "%wc = mul i64 %tx, 4",
+          "%wrow = mul i64 %wr, %Wt", "%wat = add i64 %wrow, %wc")
         d = [[None] * 6 for _ in range(6)]
         for a in range(6):
+            e("%wa{a}_a = mul i64 %Wt, {a}", "%wa{a}_b = add i64 %wat, %wa{a}_a",
+              "%wa{a} = mul i64 %wa{a}_b, {VW}",
+              "%wp{a} = getelementptr float, float* %tile, i64 %wa{a}", a=a)
             for b in range(6):
-                k = "%d%d" % (a, b)
-                _position_mask(e, k, "%yok" + str(a), "%xok" + str(b))
-                e("%po{k}_a = add i64 %cbase, %yo{a}", "%po{k} = add i64 %po{k}_a, %xa{b}",
-                  "%pp{k} = getelementptr float, float* %x, i64 %po{k}",
-                  "%pv{k} = getelementptr float, float* %pp{k}, {I} %laneoff",
-                  "%d{k} = call {V} @{GATHER}({P} %pv{k}, i32 4, {M} %mk{k}, "
-                  "{V} zeroinitializer)", k=k, a=a, b=b)
-                d[a][b] = "%d" + k
+                e("%dp{a}{b} = getelementptr float, float* %wp{a}, i64 {o}",
+                  "%dpv{a}{b} = bitcast float* %dp{a}{b} to {V}*",
+                  "%d{a}{b} = load {V}, {V}* %dpv{a}{b}, align 4", a=a, b=b, o=b * e.vw)
+                d[a][b] = "%%d%d%d" % (a, b)
         rows = [[e.combo(BT[i], [d[a][b] for a in range(6)]) for b in range(6)]
                 for i in range(6)]
         for i in range(6):
@@ -136,27 +129,28 @@ def _input_ir(e):
                   "call void @{STORE}({V} {val}, {V}* %spv{x}, i32 4, {M} %lm)",
                   x=xi, val=e.combo(BT[j], rows[i]))
 
-    _nest(e, "%C", per_row, per_tile, body)
+    def setup():        # the block's input rows of the band into the zero-bordered tile:
+        # the caller's ``rows`` x ``cols`` from input row r0 = max(4 ty0 - pt, 0)
+        e("%fr0 = mul i64 %ty0, 4", "%fr1 = sub i64 %fr0, %pt",
+          "%fneg = icmp slt i64 %fr1, 0", "%r0 = select i1 %fneg, i64 0, i64 %fr1",
+          "%tr0 = sub i64 %r0, %fr1", "%tro = mul i64 %tr0, %Wt",
+          "%tfirst = add i64 %tro, %pl",
+          "%xr = mul i64 %r0, %W", "%xp = mul i64 %plane, %HW", "%xfirst = add i64 %xp, %xr")
+        planes_to_tile(e, "g", "%x", "%xfirst", "%rows", "%cols", "%W", "%tile", "%tfirst",
+                       "%Wt")
+
+    _nest(e, "%C", setup, body, lambda: None)
 
 
 def _output_ir(e):
     e.lines.append("define void @wino_out(float* noalias %mt, float* noalias %dst, "
-                   "float* noalias %bias, float* noalias %resid, i64 %hasres, float %lo, "
-                   "float %hi, i64 %tie, i64 %C, i64 %H, i64 %W, i64 %ty0, i64 %nty, "
-                   "i64 %tw, i64 %m, i64 %ld, i64 %tstride) {")
+                   "float* noalias %bias, float* noalias %resid, float* noalias %otile, "
+                   "i64 %hasres, float %lo, float %hi, i64 %tie, i64 %C, i64 %H, i64 %W, "
+                   "i64 %ty0, i64 %nty, i64 %tw, i64 %m, i64 %ld, i64 %tstride, i64 %Wt, "
+                   "i64 %rows) {")
     e("entry:")
     e.clamp_setup()
     e("%resb = icmp ne i64 %hasres, 0")
-    e.splat("%resv", "%resb", "i1")
-
-    def per_row():
-        for r in range(4):
-            e("%ya{r} = add i64 %y0, {r}", "%yok{r} = icmp ult i64 %ya{r}, %H",
-              "%yo{r} = mul i64 %ya{r}, %W", r=r)
-
-    def per_tile():
-        for q in range(4):
-            e("%xa{q} = add i64 %x0, {q}", "%xok{q} = icmp ult i64 %xa{q}, %W", q=q)
 
     def body():
         e("%bp = getelementptr float, float* %bias, i64 %c0",
@@ -172,28 +166,26 @@ def _output_ir(e):
             prods.append("%m" + str(xi))
         half = [[e.combo(AT[r], [prods[6 * i + j] for i in range(6)]) for j in range(6)]
                 for r in range(4)]
+        e("%or = mul i64 %tyi, 4", "%oc = mul i64 %tx, 4",
+          "%orow = mul i64 %or, %Wt", "%oat = add i64 %orow, %oc")
         for r in range(4):
+            e("%oa{r}_a = mul i64 %Wt, {r}", "%oa{r}_b = add i64 %oat, %oa{r}_a",
+              "%oa{r} = mul i64 %oa{r}_b, {VW}",
+              "%op{r} = getelementptr float, float* %otile, i64 %oa{r}", r=r)
             for q in range(4):
-                _output(e, "%d%d" % (r, q), r, q, e.combo(AT[q], half[r]))
+                e("%yb{r}{q} = fadd {V} {y}, %bv",
+                  "%yp{r}{q} = getelementptr float, float* %op{r}, i64 {o}",
+                  "%ypv{r}{q} = bitcast float* %yp{r}{q} to {V}*",
+                  "store {V} %yb{r}{q}, {V}* %ypv{r}{q}, align 4",
+                  r=r, q=q, o=q * e.vw, y=e.combo(AT[q], half[r]))
 
-    _nest(e, "%C", per_row, per_tile, body)
+    def tiles_done():   # the band's output rows back to NCHW, with the epilogue
+        e("%frow = mul i64 %ty0, 4", "%frw = mul i64 %frow, %W",
+          "%fp = mul i64 %plane, %HW", "%ffirst = add i64 %fp, %frw")
+        tile_to_planes(e, "s", "%otile", "0", "%Wt", "%rows", "%W", "%dst", "%ffirst", "%W",
+                       residual=("%resid", "%resb"))
 
-
-def _output(e, k, r, q, y):
-    """Output (r, q) of the tile: bias, residual, clamp, scatter into NCHW."""
-    _position_mask(e, k, "%yok" + str(r), "%xok" + str(q))
-    e("%yb{k} = fadd {V} {y}, %bv",
-      "%po{k}_a = add i64 %cbase, %yo{r}", "%po{k} = add i64 %po{k}_a, %xa{q}",
-      "%rp{k} = getelementptr float, float* %resid, i64 %po{k}",
-      "%rpv{k} = getelementptr float, float* %rp{k}, {I} %laneoff",
-      "%rmk{k} = and {M} %mk{k}, %resv",
-      "%rv{k} = call {V} @{GATHER}({P} %rpv{k}, i32 4, {M} %rmk{k}, {V} zeroinitializer)",
-      "%ya{k} = fadd {V} %yb{k}, %rv{k}",
-      "%yr{k} = select {M} %resv, {V} %ya{k}, {V} %yb{k}", k=k, r=r, q=q, y=y)
-    e("%dp{k} = getelementptr float, float* %dst, i64 %po{k}",
-      "%dpv{k} = getelementptr float, float* %dp{k}, {I} %laneoff",
-      "call void @{SCATTER}({V} {c}, {P} %dpv{k}, i32 4, {M} %mk{k})",
-      k=k, c=e.clamp(k, "%yr" + k))
+    _nest(e, "%C", lambda: None, body, tiles_done)
 
 
 def _compile(lanes=None):
@@ -206,9 +198,10 @@ def _compile(lanes=None):
         e.lines.append(names["decl"])
         _input_ir(e)
         _output_ir(e)
-        return llvm_jit.compile_ir("\n".join(e.lines), {
-            "wino_in": llvm_jit.c_types(*"pp" + "i" * 11),
-            "wino_out": llvm_jit.c_types(*"ppppiffi" + "i" * 9)})
+        fns = llvm_jit.compile_ir("\n".join(e.lines), {
+            "wino_in": llvm_jit.c_types(*"ppp" + "i" * 14),
+            "wino_out": llvm_jit.c_types(*"pppppiffi" + "i" * 11)})
+        return fns, vw
     except Exception:           # an llvmlite that cannot build this IR
         return None
 
@@ -237,9 +230,15 @@ def input_transform(x, vt, pads, ty0, nty, tw):
     if vt.shape[0] != 36 or vt.shape[2] != c or vt.shape[1] < m * nty * tw:
         raise ValueError(f"winograd input: V^T must be [36, >= {m * nty * tw}, {c}], "
                          f"got {list(vt.shape)}")
+    fn, vw = _STATE["fn"]
     pt, pl = pads
-    _STATE["fn"]["wino_in"](x.ctypes.data, vt.ctypes.data, c, h, w, pt, pl, ty0, nty, tw,
-                            m, c, vt.shape[1])
+    first = max(4 * ty0 - pt, 0)                    # the band's input rows and columns
+    rows = max(min(h, 4 * (ty0 + nty) + 2 - pt) - first, 0)
+    cols = max(min(w, 4 * tw + 2 - pl), 0)
+    wt = max(4 * tw + 2, pl + cols) + vw            # + a step's slack
+    tile = np.zeros((4 * nty + 2, wt, vw), np.float32)
+    fn["wino_in"](x.ctypes.data, vt.ctypes.data, tile.ctypes.data, c, h, w, pt, pl, ty0, nty,
+                  tw, m, c, vt.shape[1], wt, rows, cols)
     return vt
 
 
@@ -260,9 +259,12 @@ def output_transform(mt, dst, bias, residual, clamp, ty0, nty, tw):
         if residual.shape != dst.shape:
             raise ValueError(f"winograd output: residual {list(residual.shape)} must have "
                              f"the output's shape {list(dst.shape)}")
+    fn, vw = _STATE["fn"]
+    wt = 4 * tw + vw
+    otile = np.zeros((4 * nty, wt, vw), np.float32)
     lo, hi, tie = clamp
-    _STATE["fn"]["wino_out"](mt.ctypes.data, dst.ctypes.data, bias.ctypes.data,
-                             (dst if residual is None else residual).ctypes.data,
-                             int(residual is not None), lo, hi, int(tie), o, ho, wo, ty0,
-                             nty, tw, m, o, mt.shape[1])
+    fn["wino_out"](mt.ctypes.data, dst.ctypes.data, bias.ctypes.data,
+                   (dst if residual is None else residual).ctypes.data, otile.ctypes.data,
+                   int(residual is not None), lo, hi, int(tie), o, ho, wo, ty0, nty, tw, m, o,
+                   mt.shape[1], wt, max(min(4 * nty, ho - 4 * ty0), 0))
     return dst

@@ -241,10 +241,10 @@ def test_packed_filter_shapes_are_checked():
 
 
 @pytest.mark.skipif(not WK.available(), reason="no compiled transforms on this host")
-@pytest.mark.parametrize("c, hw, taken", [(32, (16, 16), True), (32, (4, 4), True),
-                                          (32, (3, 3), False), (16, (16, 16), False)])
+@pytest.mark.parametrize("c, hw, taken", [(16, (16, 16), True), (32, (4, 4), True),
+                                          (32, (3, 3), False), (8, (16, 16), False)])
 def test_compiled_transforms_take_narrower_layers_and_smaller_maps(tmp_path, c, hw, taken):
-    # MIN_CHANNELS_COMPILED (32) channels and MIN_SIDE_COMPILED (4) where the
+    # MIN_CHANNELS_COMPILED (16) channels and MIN_SIDE_COMPILED (4) where the
     # compiled transforms run: layers the numpy rule (64 channels, 13x13) refuses
     prefix = _saved_net(tmp_path, c, seed=9, hw=hw)
     plain, fast = _predictor(prefix, False), _predictor(prefix, True)
