@@ -10,10 +10,10 @@ Both are emitted inside a kernel's channel-block loop and use its values
 ``%HW`` (elements per plane).  Loops run zero or more times.
 """
 
-__all__ = ["planes_to_tile", "tile_to_planes"]
+__all__ = ["planes_to_tile", "tile_to_planes", "lane_masks"]
 
 
-def _lane_masks(e, tag, left):
+def lane_masks(e, tag, left):
     """%<tag>m<l>: lanes below ``left`` (an i64 name) where block channel l
     exists (l < %cleft), for l < VW."""
     e.splat("%" + tag + "lv", left, "i64")
@@ -58,7 +58,7 @@ def planes_to_tile(e, tag, src, first, rows, width, row_len, tile, tile_first, t
       "%{t}src = add i64 %{t}rb, %{t}x",
       "%{t}to = mul i64 %{t}r, {tr}", "%{t}tb = add i64 {tf}, %{t}to",
       "%{t}dst = add i64 %{t}tb, %{t}x", t=t, n=row_len, f=first, tr=tile_row, tf=tile_first)
-    _lane_masks(e, t, "%" + t + "left")
+    lane_masks(e, t, "%" + t + "left")
     rows_ = []
     for ch in range(e.vw):
         e("%{t}i{l}_a = mul i64 %HW, {l}", "%{t}i{l} = add i64 %{t}src, %{t}i{l}_a",
@@ -97,7 +97,7 @@ def tile_to_planes(e, tag, tile, tile_first, tile_row, rows, width, dst, first, 
           "%{t}sv{p} = bitcast float* %{t}s{p} to {V}*",
           "%{t}v{p} = load {V}, {V}* %{t}sv{p}, align 4", t=t, p=px, s=tile)
         pixels.append("%%%sv%d" % (t, px))
-    _lane_masks(e, t, "%" + t + "left")
+    lane_masks(e, t, "%" + t + "left")
     for ch, row in enumerate(e.transpose(t + "T", pixels)):
         e("%{t}i{l}_a = mul i64 %HW, {l}", "%{t}i{l} = add i64 %{t}dst, %{t}i{l}_a",
           "%{t}d{l} = getelementptr float, float* {d}, i64 %{t}i{l}",
