@@ -1,7 +1,7 @@
 """Depthwise 3x3, 5x5 and 7x7 convolutions (one channel multiplier, dilation
-1, column stride 1 or 2, any row stride, float32) as compiled loops vectorized
-over channels: LLVM IR
-written here, compiled once per process (kernels/cpu/llvm_jit.py).
+1, column stride 1 or 2, any row stride, float32) as compiled loops
+vectorized over channels: LLVM IR written here, compiled once per process
+and kernel (kernels/cpu/llvm_jit.py).
 
 Why: a depthwise layer's rows are short (7 to 56 outputs) and its taps many
 (25, 49), so kernels/cpu/depthwise.py moves each sample to channels-last
