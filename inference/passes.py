@@ -34,6 +34,10 @@ fused kernels (rounding).
   predictor programs (never saved); it is declared like every op
   (ops/defs/fused.py) with its kernel in kernels/cpu/fused.py, so a pass writes
   only ops the registry knows.
+- ``sampan_fc_pack_pass``: a ``sampan_fc`` with a large float32 weight (16 MB and
+  more: AlexNet's, VGG's classifiers) becomes ``sampan_fc_packed``, its weight
+  packed once for sampan's GEMM kernel (inference/fc_pack.py; equal to
+  rounding).
 - ``constant_folding_pass``: ops whose inputs are all parameters run once at load
   time (inference/constant_fold.py).
 - ``conv_bn_fuse_pass``: an inference batch_norm folded into the conv2d /
@@ -53,6 +57,7 @@ from .conv_bn_fold import conv_bn_fuse as _conv_bn_fuse
 from .conv_bias_act import conv_bias_act_fuse as _conv_bias_act_fuse
 from .constant_fold import constant_folding as _constant_folding
 from .winograd import conv_winograd
+from .fc_pack import fc_pack
 from .bn_affine import batch_norm_affine
 from .affine_conv import affine_conv_fuse
 from .simplify import is_test_pass, delete_dropout_op_pass, dead_code_elimination
@@ -213,6 +218,7 @@ PASSES = {
     "sampan_batch_norm_affine_pass": _bn_affine,
     "sampan_affine_conv_fuse_pass": _affine_conv,
     "fc_fuse_pass": fc_fuse,
+    "sampan_fc_pack_pass": _counting(fc_pack),
     "sampan_fuse_elementwise_pass": fuse_elementwise,
     "dead_code_elimination_pass": _counting(dead_code_elimination),
 }

@@ -39,8 +39,11 @@ from . import llvm_jit
 __all__ = ["available", "gemm_rows", "block_width", "pack_columns"]
 
 # rows of W x vectors of columns held in registers: 8 x 2, or 4 x 4 for at most
-# 4 rows (ResNeXt's groups of 4 output channels: 8 x 2 would compute 8)
-SHAPES = ((8, 2), (4, 4))
+# 4 rows (ResNeXt's groups of 4 output channels: 8 x 2 would compute 8); a
+# packed operand's blocks are 2 vectors wide, so its products of at most 4 rows
+# take 4 x 2 (a fully connected layer at batch 1 to 4: 8 x 2 computed 8 rows;
+# 1 x 2 ran 1.5x slower than 4 x 2 at batch 1, its two FMA chains too few)
+SHAPES = ((8, 2), (4, 4), (4, 2))
 _CHUNK_BYTES = 256 << 10    # operand columns per chunk (every row block reads them)
 _STATE = {}
 
@@ -305,7 +308,10 @@ def gemm_rows(w, x, xoff, nl, out, accumulate=False, chunk=None, packed=False):
     if int(xoff.min()) < 0 or int(xoff.max()) + span > limit:
         raise ValueError("gemm_rows: row offsets %d..%d with %d columns pass the operand's "
                          "%d elements" % (xoff.min(), xoff.max(), span, limit))
-    mr, nr = SHAPES[1] if o <= SHAPES[1][0] and not packed else SHAPES[0]
+    if packed:
+        mr, nr = (4, 2) if o <= 4 else SHAPES[0]
+    else:
+        mr, nr = SHAPES[1] if o <= SHAPES[1][0] else SHAPES[0]
     if chunk is None:           # column blocks whose operand rows stay in L2 for every row block
         chunk = max(1, _CHUNK_BYTES // (k * nr * vw * 4))
     ws, os_ = w.strides[-2:], out.strides

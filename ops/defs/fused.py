@@ -6,7 +6,10 @@ other op, so the registry alone answers "is this op known".
   ``Bias`` [N], ``act`` none or relu: a ``matmul_v2`` (no transposes), an
   ``elementwise_add`` on the last axis and an optional ``relu`` fused (Paddle's
   IR passes fuse the same pattern into its ``fc`` op, whose ``in_num_col_dims``
-  flattening this op does not have)."""
+  flattening this op does not have).
+- ``sampan_fc_packed``: the same with ``W`` packed for sampan's GEMM kernel
+  (inference/fc_pack.py): [ceil(N / B), K, B], the columns in blocks of B each
+  block's K rows contiguous, and ``out_features`` = N."""
 from ..declare import defop
 from ..registry import Meta, OpError
 
@@ -15,23 +18,42 @@ FC_ACTIVATIONS = ("", "relu")
 
 def _fc_infer(metas, attrs):
     x, w, b = metas
+    op = attrs.get("_op", "sampan_fc")
     if attrs["activation_type"] not in FC_ACTIVATIONS:
-        raise OpError(f"sampan_fc: activation_type must be one of {list(FC_ACTIVATIONS)}, "
+        raise OpError(f"{op}: activation_type must be one of {list(FC_ACTIVATIONS)}, "
                       f"got '{attrs['activation_type']}'")
     if len(w.shape) != 2 or len(b.shape) != 1 or len(x.shape) < 1:
-        raise OpError(f"sampan_fc: needs Input of rank >= 1, a 2-D W and a 1-D Bias, got "
+        raise OpError(f"{op}: needs Input of rank >= 1, a 2-D W and a 1-D Bias, got "
                       f"shapes {list(x.shape)}, {list(w.shape)}, {list(b.shape)}")
     k, n = w.shape
     if -1 not in (x.shape[-1], k) and x.shape[-1] != k:
-        raise OpError(f"sampan_fc: Input's last dim {x.shape[-1]} (shape {list(x.shape)}) "
+        raise OpError(f"{op}: Input's last dim {x.shape[-1]} (shape {list(x.shape)}) "
                       f"does not match W's first dim {k}")
     if -1 not in (b.shape[0], n) and b.shape[0] != n:
-        raise OpError(f"sampan_fc: Bias has {b.shape[0]} elements, W has {n} columns")
+        raise OpError(f"{op}: Bias has {b.shape[0]} elements, W has {n} columns")
     return (Meta(tuple(x.shape[:-1]) + (n,), x.dtype),)
 
 
 defop("sampan_fc", "Input W Bias", "Out", (("activation_type", "STRING", ""),),
       infer=_fc_infer, same_dtype=("Input", "W", "Bias"))
+
+
+def _fc_packed_infer(metas, attrs):
+    x, w, b = metas
+    if len(w.shape) != 3:
+        raise OpError(f"sampan_fc_packed: needs a packed W [blocks, K, width], got shape "
+                      f"{list(w.shape)}")
+    n = attrs["out_features"]
+    if not 0 < n <= w.shape[0] * w.shape[2]:
+        raise OpError(f"sampan_fc_packed: a packed W {list(w.shape)} holds "
+                      f"{w.shape[0] * w.shape[2]} columns at most; out_features is {n}")
+    return _fc_infer([x, Meta((w.shape[1], n), w.dtype), b],
+                     dict(attrs, _op="sampan_fc_packed"))
+
+
+defop("sampan_fc_packed", "Input W Bias", "Out",
+      (("activation_type", "STRING", ""), ("out_features", "INT", -1)),
+      infer=_fc_packed_infer, same_dtype=("Input", "W", "Bias"))
 
 
 # ------------------------------------------------------------------ conv + bias + act

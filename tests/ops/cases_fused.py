@@ -1,4 +1,5 @@
-"""Op-spec cases: sampan_fc and sampan_conv2d_fusion (the fused ops of the
+"""Op-spec cases: sampan_fc, sampan_fc_packed, sampan_conv2d_fusion and
+sampan_conv2d_winograd (the fused ops of the
 inference passes), against numpy references (conv: a direct loop over windows)."""
 import numpy as np
 
@@ -80,3 +81,22 @@ def _winograd_case(act, shape, seed):
 
 CASES += [_winograd_case("", (2, 4, 6, 5), 20), _winograd_case("relu", (1, 3, 9, 11), 30),
           _winograd_case("hard_swish", (3, 2, 4, 4), 40)]
+
+
+def _packed_fc_case(relu, lead, seed):
+    """sampan_fc_packed takes W in column blocks of 32, each block's K rows
+    contiguous (a host whose GEMM kernel has another block width unpacks it)."""
+    k, n, blk = 6, 40, 32
+    w = rand(k, n, seed=seed + 1)
+    packed = np.zeros((2, k, blk), w.dtype)
+    for j in range(2):
+        part = w[:, j * blk:(j + 1) * blk]
+        packed[j, :, :part.shape[1]] = part
+    return Case("sampan_fc_packed", {"Input": rand(*lead, k, seed=seed), "W": packed,
+                                     "Bias": rand(n, seed=seed + 2)},
+                {"activation_type": "relu" if relu else "", "out_features": n},
+                ref=lambda Input, W, Bias: _fc(relu)(Input, w, Bias), grad=False,
+                rtol=1e-5, atol=1e-5, id=f"sampan_fc_packed_{'relu' if relu else 'none'}")
+
+
+CASES += [_packed_fc_case(False, (3,), 50), _packed_fc_case(True, (2, 5), 60)]
