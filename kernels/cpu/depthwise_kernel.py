@@ -125,20 +125,10 @@ def _kernel_ir(e, k, sw):
 
 
 def _compile(k, sw, lanes=None):
-    vw = llvm_jit.vector_lanes(lanes)
-    if vw is None:
-        return None
-    try:
-        names = llvm_jit.intrinsics(vw)
-        e = llvm_jit.Emitter(vw, names)
-        e.lines.append(names["decl"])
-        _kernel_ir(e, k, sw)
-        name = "dw%d_%d" % (k, sw)
-        fn = llvm_jit.compile_ir("\n".join(e.lines), {
-            name: llvm_jit.c_types(*"ppppp" + "i" * 10 + "ffi")})[name]
-        return fn, vw
-    except Exception:           # an llvmlite that cannot build this IR
-        return None
+    name = "dw%d_%d" % (k, sw)
+    built = llvm_jit.build(lambda e: _kernel_ir(e, k, sw),
+                           {name: llvm_jit.c_types(*"ppppp" + "i" * 10 + "ffi")}, lanes)
+    return None if built is None else (built[0][name], built[1])
 
 
 def available(k=3, sw=1):

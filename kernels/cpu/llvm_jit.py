@@ -18,7 +18,8 @@ import numpy as np
 
 from .fused_elementwise import numba_available
 
-__all__ = ["vector_lanes", "intrinsics", "compile_ir", "c_types", "Emitter", "float_literal"]
+__all__ = ["vector_lanes", "intrinsics", "compile_ir", "build", "c_types", "Emitter",
+           "float_literal"]
 
 _ENGINES = []          # (engine, module): the machine code lives as long as its engine
 
@@ -85,6 +86,24 @@ def compile_ir(text, prototypes):
     _ENGINES.append((engine, module))
     return {name: proto(engine.get_function_address(name))
             for name, proto in prototypes.items()}
+
+
+def build(write, prototypes, lanes=None):
+    """``(functions, vector lanes)``: the functions ``write(emitter)`` emits (an
+    ``Emitter`` of the host's vector width, at most ``lanes``, with the
+    intrinsics declared) compiled for ``prototypes`` (``compile_ir``); None
+    where there is no such width or llvmlite cannot build the IR."""
+    vw = vector_lanes(lanes)
+    if vw is None:
+        return None
+    try:
+        names = intrinsics(vw)
+        e = Emitter(vw, names)
+        e.lines.append(names["decl"])
+        write(e)
+        return compile_ir("\n".join(e.lines), prototypes), vw
+    except Exception:           # an llvmlite that cannot build this IR
+        return None
 
 
 def c_types(*kinds):

@@ -189,21 +189,9 @@ def _output_ir(e):
 
 
 def _compile(lanes=None):
-    vw = llvm_jit.vector_lanes(lanes)
-    if vw is None:
-        return None
-    try:
-        names = llvm_jit.intrinsics(vw)
-        e = llvm_jit.Emitter(vw, names)
-        e.lines.append(names["decl"])
-        _input_ir(e)
-        _output_ir(e)
-        fns = llvm_jit.compile_ir("\n".join(e.lines), {
-            "wino_in": llvm_jit.c_types(*"ppp" + "i" * 14),
-            "wino_out": llvm_jit.c_types(*"pppppiffi" + "i" * 11)})
-        return fns, vw
-    except Exception:           # an llvmlite that cannot build this IR
-        return None
+    return llvm_jit.build(lambda e: (_input_ir(e), _output_ir(e)), {
+        "wino_in": llvm_jit.c_types(*"ppp" + "i" * 14),
+        "wino_out": llvm_jit.c_types(*"pppppiffi" + "i" * 11)}, lanes)
 
 
 def available():
