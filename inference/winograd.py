@@ -25,7 +25,7 @@ against 45.8 ms; 14x14, 256 channels: 1.89 against 2.83 ms unpacked).
 
 Where the compiled transforms run (kernels/cpu/winograd_kernel.py: no padded
 copy, no tile copies, the epilogue in the output pass) the layer costs
-0.25-0.7x what it did with numpy's transforms, and the rule is wider:
+0.43-0.73x what it does with numpy's transforms, and the rule is wider:
 ``MIN_CHANNELS_COMPILED`` input and output channels and ``MIN_SIDE_COMPILED``
 (measured against the direct convolution with its relu + residual epilogue,
 one core: 16 -> 16 channels 0.64x its time at batch 1 and 0.73x at 16 on

@@ -21,9 +21,9 @@ the convolution here (``act``).
 
 The tile transforms, where float32 and llvmlite allow: compiled loops
 (kernels/cpu/winograd_kernel.py) that read the input in place and write the
-output in place with the epilogue, 0.6-0.95x the layer's time of the numpy
-transforms at batch 1 and 0.7-0.8x at batch 16 (64-512 channels, 56x56 down
-to 7x7).  Elsewhere numpy's: one small dense GEMM each (Kronecker products of
+output in place with the epilogue, 0.43-0.73x the layer's time with the
+numpy transforms at batch 1 and 0.59-0.72x at batch 16 (64-512 channels,
+56x56 down to 7x7, relu and a residual).  Elsewhere numpy's: one small dense GEMM each (Kronecker products of
 the 1-D transforms: 36x36 and 16x36) around a padded copy and a strided tile
 copy, then the output's transpose into NCHW and the epilogue's passes.
 
