@@ -35,7 +35,8 @@ one core: 16 -> 16 channels 0.64x its time at batch 1 and 0.73x at 16 on
 """
 from ..program.passes.graph import replace
 from ..kernels.cpu import gemm_kernel, winograd_kernel
-from ..kernels.cpu.winograd import filter_transform, pack_filter
+from ..kernels.cpu.winograd import filter_transform, pack_filter, MIN_CHANNELS_COMPILED, \
+    MIN_SIDE_COMPILED
 from .conv_bias_act import FUSED_CONV
 
 __all__ = ["conv_winograd", "WINOGRAD_CONV", "MIN_CHANNELS", "MIN_SIDE",
@@ -46,8 +47,6 @@ MIN_CHANNELS = 64
 MIN_SIDE = 13      # AlexNet's 13x13 layers: b16 181 -> 160 ms (7: resnet18 b1 24.7 -> 29.0)
 PACK_MIN_CHANNELS = 256
 MIN_SIDE_PACKED = 7
-MIN_CHANNELS_COMPILED = 16
-MIN_SIDE_COMPILED = 4
 _ATTRS = ("strides", "paddings", "padding_algorithm", "dilations", "groups", "data_format",
           "activation", "alpha")
 

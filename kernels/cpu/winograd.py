@@ -28,7 +28,8 @@ the 1-D transforms: 36x36 and 16x36) around a padded copy and a strided tile
 copy, then the output's transpose into NCHW and the epilogue's passes.
 
 Samples run in chunks whose transformed input fits ``_BLOCK_BYTES`` (the
-batched GEMM re-reads it once per output channel block), a sample too large
+batched GEMM re-reads it once per output channel block; with the compiled
+transforms and a small filter ``_BLOCK_BYTES_COMPILED``), a sample too large
 for it in bands of tile rows.
 
 The 36 products: numpy's batched matmul (BLAS), or, for a filter the pass
@@ -48,7 +49,8 @@ from . import gemm_kernel, winograd_kernel
 from .conv_epilogue import CLAMPS, epilogue
 from .workspace import scratch
 
-__all__ = ["TILE", "filter_transform", "pack_filter", "winograd_conv3x3"]
+__all__ = ["TILE", "filter_transform", "fast_filter_transform", "pack_filter",
+           "winograd_conv3x3", "MIN_CHANNELS_COMPILED", "MIN_SIDE_COMPILED"]
 
 TILE = 4                       # output tile size m of F(m x m, 3 x 3)
 _A = TILE + 2                  # input tile size
@@ -70,12 +72,26 @@ _BT = np.array([[4, 0, -5, 0, 1, 0],
                 [0, 2, -1, -2, 1, 0],
                 [0, 4, 0, -5, 0, 1]], np.float64)
 _IN = np.kron(_BT, _BT)        # (36, 36): flat 6x6 tile -> its transform
+_KRON_G64 = np.kron(_G, _G)    # (36, 9): flat 3x3 filter -> its transform
 _OUT = np.kron(_AT, _AT)       # (16, 36): flat transformed product -> 4x4 outputs
 _CAST = {}
+_KRON_G = {}
+
+# where the compiled transforms run, Winograd pays from this many input and
+# output channels and this output side on (measured against the direct
+# convolution: inference/winograd.py, whose pass takes such layers, says how)
+MIN_CHANNELS_COMPILED = 16
+MIN_SIDE_COMPILED = 4
 
 # transformed input per block (inside whole models 4 MB ran as fast as 2 MB and
 # up to 1.25x faster than 1 MB: VGG13 at batch 1 112 against 140 ms)
 _BLOCK_BYTES = 4 << 20
+# with the compiled transforms, a batch whose filter transform is small enough
+# to stay in cache runs in 1 MB blocks (V^T and M^T then stay in L2: batch 16,
+# 64 and 128 channels 0.73-0.81x the time of 4 MB blocks); a larger filter keeps
+# 4 MB, as every block streams it once (512 channels, 7x7: 1 MB took 1.5x)
+_BLOCK_BYTES_COMPILED = 1 << 20
+_SMALL_FILTER_BYTES = 4 << 20
 
 
 def filter_transform(w):
@@ -83,6 +99,19 @@ def filter_transform(w):
     o, c = w.shape[:2]
     u = np.einsum("ik,ockl,jl->ijco", _G, w.astype(np.float64), _G, optimize=True)
     return np.ascontiguousarray(u.reshape(_A * _A, c, o).astype(w.dtype))
+
+
+def fast_filter_transform(w):
+    """``filter_transform`` in ``w``'s dtype by one GEMM, (G kron G) (36, 9) @ w
+    (9, C * O): for a filter transformed at every call (a plain conv2d taking
+    Winograd, kernels/cpu/conv.py); 512 x 512 filters in a few ms where the
+    float64 einsum takes about 90."""
+    o, c = w.shape[:2]
+    flat = np.ascontiguousarray(w.reshape(o, c, 9).transpose(2, 1, 0)).reshape(9, c * o)
+    kron = _KRON_G.get(w.dtype)
+    if kron is None:
+        kron = _KRON_G[w.dtype] = _KRON_G64.astype(w.dtype)
+    return (kron @ flat).reshape(_A * _A, c, o)
 
 
 def pack_filter(ut):
@@ -131,10 +160,14 @@ def winograd_conv3x3(x, u, pads, out, bias=None, out_channels=-1, residual=None,
     ho, wo = out
     th, tw = -(-ho // TILE), -(-wo // TILE)
     res = np.empty((n, o, ho, wo), np.result_type(x, u))
+    compiled = _compiled_takes(x, u, bias, residual, res)
+    block = _BLOCK_BYTES
+    if compiled and n > 1 and _A * _A * c * o * x.itemsize <= _SMALL_FILTER_BYTES:
+        block = min(block, _BLOCK_BYTES_COMPILED)
     per_row = _A * _A * c * tw * x.itemsize          # transformed input of a tile row
-    chunk = max(1, _BLOCK_BYTES // max(per_row * th, 1))
-    band = th if chunk > 1 else max(1, _BLOCK_BYTES // max(per_row, 1))
-    if _compiled_takes(x, u, bias, residual, res):
+    chunk = max(1, block // max(per_row * th, 1))
+    band = th if chunk > 1 else max(1, block // max(per_row, 1))
+    if compiled:
         x = np.ascontiguousarray(x)
         b = bias if bias is not None else _negative_zeros(o)
         for i in range(0, n, chunk):

@@ -44,7 +44,7 @@ def _fc_packed_infer(metas, attrs):
         raise OpError(f"sampan_fc_packed: needs a packed W [blocks, K, width], got shape "
                       f"{list(w.shape)}")
     n = attrs["out_features"]
-    if not 0 < n <= w.shape[0] * w.shape[2]:
+    if n <= 0 or (-1 not in (w.shape[0], w.shape[2]) and n > w.shape[0] * w.shape[2]):
         raise OpError(f"sampan_fc_packed: a packed W {list(w.shape)} holds "
                       f"{w.shape[0] * w.shape[2]} columns at most; out_features is {n}")
     return _fc_infer([x, Meta((w.shape[1], n), w.dtype), b],

@@ -3,8 +3,9 @@ kernels/cpu/winograd.py runs them: the fused epilogue (bias, residual, relu /
 relu6 clamps) against the unfused float64 ops, the clamps' rules for -0.0 and
 NaN (those of conv_epilogue's compiled pass), channel counts that are not a
 multiple of the vector width in both 16- and 8-lane builds, operands the
-transforms cannot read as raw memory (numpy's path instead), and the
-transforms' argument checks."""
+transforms cannot read as raw memory (numpy's path instead), the
+transforms' argument checks, and plain conv2d taking Winograd where it pays
+(its per-call filter transform equal to the float64 one)."""
 import numpy as np
 import pytest
 
@@ -110,3 +111,33 @@ def test_transform_arguments_are_checked():
     with pytest.raises(ValueError, match="act must be one of"):
         W.winograd_conv3x3(x, W.filter_transform(np.zeros((3, 4, 3, 3), np.float32)),
                            ((1, 1), (1, 1)), (8, 8), act="gelu")
+
+
+def test_plain_conv2d_takes_winograd_where_it_pays(monkeypatch):
+    # a float32 3x3 conv2d (eager or in a static program) with 16+ channels and
+    # WINOGRAD_MIN_PIXELS output pixels runs Winograd with a filter transformed
+    # per call; its numbers equal the float64 direct convolution to rounding
+    import sampan as paddle
+    from sampan.kernels.cpu import conv as C
+    calls = []
+    real = C.winograd_conv3x3
+    monkeypatch.setattr(C, "winograd_conv3x3", lambda *a, **k: calls.append(a[0].shape) or
+                        real(*a, **k))
+    rs = np.random.RandomState(7)
+    x = rs.standard_normal((16, 16, 16, 16)).astype(np.float32)       # 4096 output pixels
+    w = (rs.standard_normal((32, 16, 3, 3)) / 12).astype(np.float32)
+    got = paddle.nn.functional.conv2d(paddle.to_tensor(x), paddle.to_tensor(w), padding=1)
+    want = direct.conv_forward(x.astype(np.float64), w.astype(np.float64), 1, ((1, 1), (1, 1)),
+                               (1, 1), (1, 1), (16, 16))
+    assert calls == [x.shape]
+    assert np.abs(got.numpy() - want).max() <= TOL * np.abs(want).max()
+    paddle.nn.functional.conv2d(paddle.to_tensor(x[:8]), paddle.to_tensor(w), padding=1)
+    paddle.nn.functional.conv2d(paddle.to_tensor(x[:, :8]), paddle.to_tensor(w[:, :8]), padding=1)
+    assert len(calls) == 1          # 2048 pixels, 8 input channels: the direct convolution
+
+
+def test_fast_filter_transform_equals_the_float64_one():
+    w = np.random.RandomState(8).standard_normal((24, 17, 3, 3)).astype(np.float32)
+    fast, exact = W.fast_filter_transform(w), W.filter_transform(w)
+    assert fast.shape == exact.shape == (36, 17, 24) and fast.dtype == np.float32
+    assert np.abs(fast - exact).max() <= 1e-6 * np.abs(exact).max()
