@@ -33,9 +33,10 @@ sampan_fc.fresh = True
 
 def fc_packed(x, wp, b, relu, n):
     """``fc`` with W packed by ``gemm_kernel.pack_columns`` ([blocks, K, B]): the
-    GEMM kernel streams each block's K rows in order (2-3.6x BLAS's time saved
-    on AlexNet/VGG-sized layers at batch 2-16, where BLAS repacks the whole
-    weight every call; about even at batch 1)."""
+    GEMM kernel streams each block's K rows in order (AlexNet/VGG-sized layers
+    at batch 2-16 in 0.3-0.5x BLAS's time, which repacks the whole weight every
+    call; about even at batch 1).  Elsewhere (float64, no kernel, a weight
+    packed for another vector width) it is unpacked and run by ``fc``."""
     k = wp.shape[1]
     lead = x.shape[:-1]
     if x.dtype != np.float32 or not gemm_kernel.available() or \
