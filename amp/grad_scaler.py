@@ -20,7 +20,8 @@ from enum import Enum
 import numpy as np
 
 from ..ops import bind, get_op, is_graph_value
-from ..dygraph import Tensor, no_grad
+from ..dygraph import no_grad
+from ..dygraph.tensor import wrap
 from . import place as _place
 from .auto_cast import amp_global_state
 
@@ -74,8 +75,8 @@ class AmpScaler:
         self._incr_count = 0
         self._decr_count = 0
         self._use_dynamic_loss_scaling = use_dynamic_loss_scaling
-        self._found_inf = Tensor(np.array([False]))
-        self._scale = Tensor(np.array([init_loss_scaling], np.float32))
+        self._found_inf = wrap(np.array([False]))
+        self._scale = wrap(np.array([init_loss_scaling], np.float32))
         self._cache_founf_inf = None
         self._optimizer_states = defaultdict(_refresh_optimizer_state)
         self._static_steps = None        # good/bad step counters of static programs
@@ -140,7 +141,7 @@ class AmpScaler:
             for g, o in zip(grads, outs):     # in place, as Paddle's eager op
                 g._data = o._data
             found = found or bool(inf._data.reshape(-1)[0])
-        self._found_inf = Tensor(np.array([found]))
+        self._found_inf = wrap(np.array([found]))
         state["state"] = OptimizerState.UNSCALED
 
     def _update(self):
@@ -152,13 +153,13 @@ class AmpScaler:
             if self._decr_count == self._decr_every_n_nan_or_inf:
                 print(f"Found inf or nan, current scale is: {float(self._scale)}, decrease "
                       f"to: {float(self._scale)}*{float(self._decr_ratio)}")
-                self._scale = Tensor(self._scale._data * np.float32(self._decr_ratio))
+                self._scale = wrap(self._scale._data * np.float32(self._decr_ratio))
                 self._decr_count = 0
         else:
             self._decr_count = 0
             self._incr_count += 1
             if self._incr_count == self._incr_every_n_steps:
-                self._scale = Tensor(self._scale._data * np.float32(self._incr_ratio))
+                self._scale = wrap(self._scale._data * np.float32(self._incr_ratio))
                 self._incr_count = 0
 
     # ------------------------------------------------------------- static programs
@@ -174,8 +175,8 @@ class AmpScaler:
         outs, found = bind(_CHECK, (grads, self._scale), None)
         if self._use_dynamic_loss_scaling:
             if self._static_steps is None:
-                self._static_steps = (Tensor(np.zeros([1], np.int32)),
-                                      Tensor(np.zeros([1], np.int32)))
+                self._static_steps = (wrap(np.zeros([1], np.int32)),
+                                      wrap(np.zeros([1], np.int32)))
             good, bad = self._static_steps
             outs = bind(_UPDATE, (outs, found, self._scale, good, bad, None),
                         {"incr_every_n_steps": self._incr_every_n_steps,
@@ -198,7 +199,7 @@ class AmpScaler:
 
     def set_init_loss_scaling(self, new_init_loss_scaling):
         self._init_loss_scaling = new_init_loss_scaling
-        self._scale = Tensor(np.array([new_init_loss_scaling], np.float32))
+        self._scale = wrap(np.array([new_init_loss_scaling], np.float32))
 
     def get_incr_ratio(self):
         return self._incr_ratio
@@ -245,7 +246,7 @@ class AmpScaler:
             raise RuntimeError("The input state dict is empty, possibly because it was saved "
                                "from a disabled instance of GradScaler.")
         self._init_loss_scaling = state_dict["scale"][0]
-        self._scale = Tensor(np.array([self._init_loss_scaling], np.float32))
+        self._scale = wrap(np.array([self._init_loss_scaling], np.float32))
         self._incr_ratio = state_dict["incr_ratio"]
         self._decr_ratio = state_dict["decr_ratio"]
         self._incr_every_n_steps = state_dict["incr_every_n_steps"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..dygraph import Tensor
+from ..dygraph.tensor import wrap
 from . import comm as _c
 from .env import world_group
 
@@ -128,7 +129,7 @@ def all_gather(tensor_list, tensor, group=None, sync_op=True):
     g.process_group.check(3, a)
     parts = g.process_group.allgather(a)
     if not tensor_list:
-        tensor_list.extend(Tensor(p.copy()) for p in parts)
+        tensor_list.extend(wrap(p.copy()) for p in parts)
     elif len(tensor_list) == len(parts):
         for t, p in zip(tensor_list, parts):
             _tensor(t, "all_gather", "each element of tensor_list")

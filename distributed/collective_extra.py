@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..dygraph import Tensor
+from ..dygraph.tensor import wrap
 from .collective import (ReduceOp, _Task, _array, _group, _in_group, _op, _store,  # noqa: F401
                          _tensor)
 
@@ -22,7 +22,7 @@ def _list(xs, fn, what):
 
 def _fill(out_list, arrays, fn):
     if not out_list:
-        out_list.extend(Tensor(a) for a in arrays)
+        out_list.extend(wrap(a) for a in arrays)
     elif len(out_list) == len(arrays):
         for t, a in zip(out_list, arrays):
             _store(_tensor(t, fn, "each output tensor"), a)

@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..dygraph import Tensor
+from ..dygraph.tensor import wrap
 from ..dygraph import tape as _tape
 from ..dygraph.engine import position
 
@@ -226,4 +227,4 @@ class Reducer:
             for j, i in enumerate(b.params):
                 p = self.params[i]
                 val = b.buf[b.offsets[j]:b.offsets[j + 1]].reshape(p._data.shape)
-                p._grad = Tensor(val.copy())     # never into the old array: it may be shared
+                p._grad = wrap(val.copy())     # never into the old array: it may be shared

@@ -5,7 +5,8 @@ import numpy as np
 
 from ..ops import bind, get_op, set_mode_action
 from ..utils import unique_name
-from .tensor import Parameter, Tensor
+from .tensor import Parameter
+from .tensor import wrap
 
 
 
@@ -23,7 +24,7 @@ def create_parameter(attr, shape, dtype):
 
 
 def create_state(name, shape, dtype, value):
-    t = Tensor(np.full(shape, value, dtype=dtype), name=name)
+    t = wrap(np.full(shape, value, dtype=dtype), name=name)
     t.persistable = True
     return t
 

@@ -20,6 +20,7 @@ from ..ops.dtypes import to_np_dtype
 from ..kernels.registry import KernelKey, select_kernel, CPU, ANY
 from ..kernels.transform import backend_of, transform_inputs
 from .tensor import Tensor
+from .tensor import wrap
 from ..ops.registry import Meta
 
 _ndarray = np.ndarray
@@ -241,11 +242,11 @@ def run_op(op, ins, attrs=None):
     if req and records and (RECORDING[0] or GRAD.enabled):
         node = GradNode(op, attrs, ins, arrays, outs)
         if n_out == 1:
-            return (Tensor(outs[0], False, node, 0),)
+            return (wrap(outs[0], False, node, 0),)
         return _wrap_outputs(op, outs, node)
     if n_out == 1:
-        return (Tensor(outs[0]),)
-    return tuple(None if o is None else Tensor(o) for o in outs)
+        return (wrap(outs[0]),)
+    return tuple(None if o is None else wrap(o) for o in outs)
 
 
 def _wrap_outputs(op, outs, node):
@@ -253,7 +254,7 @@ def _wrap_outputs(op, outs, node):
     if op.list_outputs:
         return tuple(_wrap_list(o, node if i in diff else None, i) for i, o in enumerate(outs))
     return tuple(None if o is None else
-                 Tensor(o, False, node, i) if i in diff else Tensor(o)
+                 wrap(o, False, node, i) if i in diff else wrap(o)
                  for i, o in enumerate(outs))
 
 
@@ -263,10 +264,10 @@ def _wrap_list(o, node, i):
     if o is None:
         return None
     if type(o) is not list:
-        return Tensor(o) if node is None else Tensor(o, False, node, i)
+        return wrap(o) if node is None else wrap(o, False, node, i)
     if node is None:
-        return [Tensor(x) for x in o]
-    return [Tensor(x, False, node, (i, k)) for k, x in enumerate(o)]
+        return [wrap(x) for x in o]
+    return [wrap(x, False, node, (i, k)) for k, x in enumerate(o)]
 
 
 def _run_general(op, ins, attrs):
@@ -306,15 +307,15 @@ def _finish(op, ins, arrays, attrs, entry, req):
     if req and (RECORDING[0] or GRAD.enabled) and op.records_grad:
         node = GradNode(op, attrs, ins, arrays, outs)
         if op.n_outputs == 1 and not op.list_outputs:
-            return (Tensor(outs[0], False, node, 0),)
+            return (wrap(outs[0], False, node, 0),)
         return _wrap_outputs(op, outs, node)
     if op.list_outputs:
         return tuple(_wrap_list(o, None, i) for i, o in enumerate(outs))
     if op.n_outputs == 1:
-        return (Tensor(outs[0]),)
-    return tuple(None if o is None else Tensor(o) for o in outs)
+        return (wrap(outs[0]),)
+    return tuple(None if o is None else wrap(o) for o in outs)
 
 
 set_mode_handler("eager", run_op)
-set_constant_handler("eager", lambda array, stop_gradient, dtype: Tensor(
+set_constant_handler("eager", lambda array, stop_gradient, dtype: wrap(
     array if dtype is None else array.astype(dtype, copy=False), stop_gradient))

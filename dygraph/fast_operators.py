@@ -9,8 +9,8 @@ on CPU arrays, ``fast_operator`` gives a method that does only what they do
 there:
 
 - two tensors of one dtype whose op has a kernel fast form for its default
-  attrs (``+ - * /``): ``out = fast(a, b)`` (np.add), then ``Tensor(out)`` or,
-  when recording, ``Tensor(out, False, GradNode(op, defaults, (x, y), (a, b),
+  attrs (``+ - * /``): ``out = fast(a, b)`` (np.add), then ``wrap(out)`` or,
+  when recording, ``wrap(out, False, GradNode(op, defaults, (x, y), (a, b),
   (out,)), 0)``;
 - a float tensor and a Python int/float under ``+ - * /`` (operators.py rule 2,
   the ``scale`` op), or an integer tensor with an int: the scale kernel's own
@@ -35,6 +35,7 @@ from ..kernels.cpu.math import scale as _scale_kernel
 from ..ops.mode import BIND
 from .engine import GradNode, GRAD, RECORDING, run_op
 from .tensor import Tensor, Parameter
+from .tensor import wrap
 
 __all__ = ["fast_operator", "install"]
 
@@ -126,8 +127,8 @@ def fast_operator(name, op, general, scale_op=None, attrs_of=None, fill=None):
         return fast
 
     # names the hot path reads, bound here (closure reads, not global lookups)
-    tensor_t, param_t, ndarray, bind, run, recording, grad = \
-        Tensor, Parameter, _ndarray, BIND, run_op, RECORDING, GRAD
+    tensor_t, param_t, make, ndarray, bind, run, recording, grad = \
+        Tensor, Parameter, wrap, _ndarray, BIND, run_op, RECORDING, GRAD
 
     def method(self, other):
         tp = type(other)
@@ -153,8 +154,8 @@ def fast_operator(name, op, general, scale_op=None, attrs_of=None, fill=None):
                     out = _asarray(out)
                 if (self.stop_gradient and other.stop_gradient) or not records or \
                         not (recording[0] or grad.enabled):
-                    return tensor_t(out)
-                return tensor_t(out, False,
+                    return make(out)
+                return make(out, False,
                                 GradNode(op, defaults, (self, other), (a, b), (out,)), 0)
         elif (tp is float or tp is int) and BIND[0] is run_op:
             a = self._data
@@ -166,7 +167,7 @@ def fast_operator(name, op, general, scale_op=None, attrs_of=None, fill=None):
                     if kind == "f" and fill is not None and entry is not None and \
                             not entry[1] and (fast := entry[3]) is not None:
                         out = fast(a, _fill_value(fill, dt, other, numbers))
-                        return Tensor(out if type(out) is _ndarray else _asarray(out))
+                        return wrap(out if type(out) is _ndarray else _asarray(out))
                 elif attrs_of is not None and (kind == "f" or (
                         kind in "iu" and tp is int and not floats_only)):
                     entry = scale_cache.get(dt)
@@ -182,8 +183,8 @@ def fast_operator(name, op, general, scale_op=None, attrs_of=None, fill=None):
                         if type(out) is not _ndarray:
                             out = _asarray(out, dtype=dt)
                         if self.stop_gradient or not (RECORDING[0] or GRAD.enabled):
-                            return Tensor(out)
-                        return Tensor(out, False, GradNode(scale_op, attrs, (self, None),
+                            return wrap(out)
+                        return wrap(out, False, GradNode(scale_op, attrs, (self, None),
                                                            (a, None), (out,)), 0)
         return general(self, other)
 

@@ -15,6 +15,7 @@ import numpy as np
 from ..ops import bind, get_op
 from .tape import grad as _grad
 from .tensor import Tensor
+from .tensor import wrap
 
 __all__ = ["jacobian", "hessian", "Jacobian", "Hessian"]
 
@@ -265,7 +266,7 @@ def hessian(ys, xs, batch_axis=None):
 
 def _zeros_for(xs, refs):
     if xs is None:
-        z = Tensor(np.zeros_like(refs._data))
+        z = wrap(np.zeros_like(refs._data))
         z.stop_gradient = refs.stop_gradient
         return z
     if isinstance(xs, Sequence):

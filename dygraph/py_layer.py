@@ -22,6 +22,7 @@ from .engine import recording, rebound
 from .py_node import PyOp, record
 from .tape import no_grad
 from .tensor import Tensor
+from .tensor import wrap
 
 __all__ = ["PyLayer", "PyLayerContext", "once_differentiable", "saved_tensors_hooks"]
 
@@ -148,13 +149,13 @@ class PyLayer(PyLayerContext, metaclass=PyLayerMeta):
             o = out_list[i]
             if _is(o, nd):
                 if _is(o, flat_in):
-                    out_list[i] = Tensor(o._data)
+                    out_list[i] = wrap(o._data)
                 else:
                     o._node, o.stop_gradient = None, True
                 continue
             if _is(o, flat_in):
                 if _is(o, not_inplace) or (o._node is None and not o.stop_gradient):
-                    out_list[i] = Tensor(o._data, False, node, k)
+                    out_list[i] = wrap(o._data, False, node, k)
                 else:
                     rebound(o, node, k, False)
             else:
@@ -167,7 +168,7 @@ class PyLayer(PyLayerContext, metaclass=PyLayerMeta):
 def _zeros(meta, as_tensor):
     import numpy as np
     a = np.zeros(meta[0], meta[1])
-    return Tensor(a) if as_tensor else a
+    return wrap(a) if as_tensor else a
 
 
 def _check(name, positions, res, graph):
@@ -204,7 +205,7 @@ def _check(name, positions, res, graph):
 
 def _grads_in(ctx, gouts, metas, as_tensor):
     mat = getattr(ctx, "materialize_grads", True)
-    return [(g if as_tensor else Tensor(g)) if g is not None else
+    return [(g if as_tensor else wrap(g)) if g is not None else
             (_zeros(m, True) if mat else None) for g, m in zip(gouts, metas)]
 
 

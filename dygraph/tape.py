@@ -29,6 +29,7 @@ from ..kernels.transform import transform_inputs
 from .engine import (set_recording, recording, position, grad_steps, run_op, differentiable_outputs,
                      _kernel_for, _wrap_error)
 from .tensor import Tensor, ZeroGrad
+from .tensor import wrap
 from .grad_fast import node_backward
 from ..ops import get_op, set_grad_query, is_graph_value, graph_grad
 
@@ -120,7 +121,7 @@ class _ArrayMath:
 
     @staticmethod
     def to_user(a):
-        return Tensor(a)
+        return wrap(a)
 
     @staticmethod
     def from_user(t):
@@ -137,7 +138,7 @@ class _TensorMath:
 
     @staticmethod
     def zeros_like(a):
-        return Tensor(np.zeros_like(a._data))
+        return wrap(np.zeros_like(a._data))
 
     @staticmethod
     def run_step(node, step, ins, need):
@@ -148,7 +149,7 @@ class _TensorMath:
     def fwd_value(node, kind, i):
         if kind == 0:
             return node.ins[i]
-        return Tensor(node.outs[i], False, node, i)
+        return wrap(node.outs[i], False, node, i)
 
     @staticmethod
     def to_user(t):
@@ -173,9 +174,9 @@ def _accumulate_leaf(t, g, m):
     if m.create_graph:
         t._grad = g if t._grad is None or type(t._grad) is ZeroGrad else m.add(t._grad, g)
     elif t._grad is None or type(t._grad) is ZeroGrad:
-        t._grad = Tensor(g if g.shape == t._data.shape else np.broadcast_to(g, t._data.shape).copy())
+        t._grad = wrap(g if g.shape == t._data.shape else np.broadcast_to(g, t._data.shape).copy())
     else:
-        t._grad = Tensor(t._grad._data + g)
+        t._grad = wrap(t._grad._data + g)
 
 
 def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capture=None):
@@ -193,7 +194,7 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
                                "to differentiate (set stop_gradient=False on its inputs)")
         if g is None:
             g = np.ones_like(t._data)
-            g = Tensor(g) if create_graph else g
+            g = wrap(g) if create_graph else g
         else:
             g = g if create_graph else (g._data if isinstance(g, Tensor) else np.asarray(g))
         node = t._node
@@ -418,7 +419,7 @@ def _compute_input_grads(node, gouts, m):
             o = node.outs[s]
             if type(o) is list:        # zeros for the elements no gradient reached
                 gs = gouts[s] or [None] * len(o)
-                gouts[s] = [m.zeros_like(Tensor(a) if m.create_graph else a)
+                gouts[s] = [m.zeros_like(wrap(a) if m.create_graph else a)
                             if g is None else g for g, a in zip(gs, o)]
             elif gouts[s] is None and o is not None:
                 gouts[s] = m.zeros_like(m.fwd_value(node, 1, s))
@@ -521,6 +522,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         elif isinstance(g, Tensor):
             out.append(g)
         else:
-            out.append(Tensor(g if g.shape == t._data.shape else
+            out.append(wrap(g if g.shape == t._data.shape else
                               np.broadcast_to(g, t._data.shape).copy()))
     return out

@@ -35,6 +35,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..dygraph.tensor import Tensor
+from ..dygraph.tensor import wrap
 from ..program.data import InputSpec
 from ..program.location import user_stacklevel
 from .symbols import relations, check as check_relations
@@ -231,7 +232,7 @@ def _entry(a, spec, inputs, sig, where):
         inputs.append(a)
         return _tensor_leaf(a._data, a.stop_gradient, spec, sig, where)
     if isinstance(a, np.ndarray):
-        inputs.append(Tensor(a))
+        inputs.append(wrap(a))
         return _tensor_leaf(a, True, spec, sig, where)
     if isinstance(a, InputSpec):
         inputs.append(a)

@@ -32,6 +32,7 @@ import warnings
 import numpy as np
 
 from ..dygraph.tensor import Tensor
+from ..dygraph.tensor import wrap
 from ..dygraph.tape import grad as _grad
 from ..ops import mode as _mode
 from ..program.location import user_location, user_stacklevel
@@ -185,8 +186,8 @@ class CheckedStaticFunction(StaticFunction):
                     names.append(f"parameter '{n}' ({p.name})")
         if not sources:
             return None
-        ones_s = [Tensor(np.ones_like(np.asarray(s._data))) for s, _ in pairs]
-        ones_e = [Tensor(np.ones_like(np.asarray(e._data))) for _, e in pairs]
+        ones_s = [wrap(np.ones_like(np.asarray(s._data))) for s, _ in pairs]
+        ones_e = [wrap(np.ones_like(np.asarray(e._data))) for _, e in pairs]
         g_s = _grad([s for s, _ in pairs], sources, ones_s, retain_graph=True,
                     allow_unused=True)
         g_e = _grad([e for _, e in pairs], sources, ones_e, allow_unused=True)

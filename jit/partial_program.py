@@ -49,6 +49,7 @@ import numpy as np
 
 from ..dygraph import engine as _engine
 from ..dygraph.tensor import Tensor
+from ..dygraph.tensor import wrap
 from ..dygraph.py_node import PyOp, record
 from ..kernels import random as _random
 from ..kernels.registry import CPU
@@ -150,7 +151,7 @@ class PartialProgram:
         if self.array_outs:
             result = self._with_arrays(outs[:n])
         else:
-            result = [Tensor(a) for a in outs[:n]]
+            result = [wrap(a) for a in outs[:n]]
         for k, t in self.bound_outs:
             result[k] = t
         if self.leaf_outs and _recording():
@@ -167,7 +168,7 @@ class PartialProgram:
 
     def _with_arrays(self, outs):
         arrays = set(self.array_outs)
-        return [[Tensor(x) for x in (a or [])] if k in arrays else Tensor(a)
+        return [[wrap(x) for x in (a or [])] if k in arrays else wrap(a)
                 for k, a in enumerate(outs)]
 
     def _call_train(self, inputs):
@@ -187,10 +188,10 @@ class PartialProgram:
         result = []
         for k, slot in enumerate(self.out_slot):
             a = outs[k]
-            result.append(Tensor(a) if slot < 0 else Tensor(a, False, node, slot))
+            result.append(wrap(a) if slot < 0 else wrap(a, False, node, slot))
         if self.array_outs:
             for k in self.array_outs:
-                result[k] = [Tensor(x) for x in (outs[k] or [])]
+                result[k] = [wrap(x) for x in (outs[k] or [])]
         for k, t in self.bound_outs:
             result[k] = t
         if self.leaf_outs:
@@ -378,10 +379,10 @@ class _Train:
         ``sampan.grad(y, x)``), so the paths to the others, which may run
         through grad ops without a gradient rule, stay out of its backward."""
         saved = _arrays(node)
-        inputs = [Tensor(a) for a in saved.feeds]
+        inputs = [wrap(a) for a in saved.feeds]
         for k, i in enumerate(self.grad_inputs):
             inputs[i] = node.ins[k]
-        gts = [Tensor(np.zeros_like(node.outs[k])) if g is None else g
+        gts = [wrap(np.zeros_like(node.outs[k])) if g is None else g
                for k, g in enumerate(gouts)]
         wanted = tuple(w and n is not None for w, n in zip(wanted, self.grad_names))
         if not any(wanted):

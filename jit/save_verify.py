@@ -17,6 +17,7 @@ import tempfile
 import numpy as np
 
 from ..dygraph.tensor import Tensor
+from ..dygraph.tensor import wrap
 from ..ops.dtypes import to_np_dtype
 from ..save_load.fileio import FormatError
 
@@ -154,7 +155,7 @@ class StagedCheck:
             from ..dygraph import no_grad
             with no_grad():
                 for case in self.cases:
-                    got = loaded._call(case.method, [Tensor(a) for a in case.inputs])
+                    got = loaded._call(case.method, [wrap(a) for a in case.inputs])
                     _compare(case, got, self.prefix)
 
 
@@ -181,7 +182,7 @@ def _eager_eval(layer):
 def _case(method, call, variables, out_names, picked, given, layer):
     inputs = example_inputs(variables, given)
     with _eager_eval(layer):
-        flat = flat_tensors(call(*[Tensor(a) for a in inputs]))
+        flat = flat_tensors(call(*[wrap(a) for a in inputs]))
     if len(flat) != len(out_names):
         raise SaveVerificationError(
             f"jit.save(verify=True): the eager '{method}' returns {len(flat)} tensor(s), its "

@@ -30,6 +30,7 @@ import numpy as np
 
 from ..dygraph import no_grad
 from ..dygraph.tensor import Tensor, Parameter
+from ..dygraph.tensor import wrap
 from ..nn.layer.layers import Layer
 from ..ops import OpError, is_graph_value
 from ..save_load.fileio import FormatError, blame
@@ -105,7 +106,7 @@ class _Method:
         bound = self.program._bound
         params = {n: t.numpy() for n, t in bound.items()}
         prog, fetches = optimize(self.program, params, self.feeds, self.fetches)
-        prog._bound = {n: Tensor(a, stop_gradient=True, name=n) for n, a in params.items()}
+        prog._bound = {n: wrap(a, stop_gradient=True, name=n) for n, a in params.items()}
         return prog, fetches
 
     def forget_eval_runner(self):
@@ -237,7 +238,7 @@ class TranslatedLayer(Layer):
                 f"a jit.load-ed TranslatedLayer cannot be called on static Variables (inside "
                 f"@to_static or static mode) yet; call its '{mname}' eagerly")
         try:
-            args = [x if isinstance(x, Tensor) else Tensor(np.asarray(x)) for x in inputs]
+            args = [x if isinstance(x, Tensor) else wrap(np.asarray(x)) for x in inputs]
             if m.ir_optim and not self.training:    # fused/folded: inference only
                 with no_grad():
                     outs = m.runner(False)(args)
@@ -349,7 +350,7 @@ def _finish_load(loaded, arrays, files, info, ir_optim=False):
             trainable = entry.get("trainable", not entry.get("stop_gradient", False))
             t = Parameter(arrays[n], name=new, trainable=trainable)
         else:
-            t = Tensor(arrays[n], stop_gradient=True, name=new)
+            t = wrap(arrays[n], stop_gradient=True, name=new)
             t.persistable = True
         tensors[new] = t
     methods = {m: _Method(m, p, f, o, tensors, ir_optim) for m, (p, f, o) in loaded.items()}

@@ -28,6 +28,7 @@ import re
 import numpy as np
 
 from ..dygraph import Tensor, no_grad
+from ..dygraph.tensor import wrap
 from ..ops import bind, create_state, for_each_pair, is_graph_value, name_scope, op_role, update
 from ..utils import unique_name
 from .lr import LRScheduler
@@ -172,7 +173,7 @@ class Optimizer:
         t = self._scaled_lr.get(ratio)
         if t is None:
             dt = lr._data.dtype.type
-            t = self._scaled_lr[ratio] = Tensor(np.asarray(dt(self._lr_value) * dt(ratio)))
+            t = self._scaled_lr[ratio] = wrap(np.asarray(dt(self._lr_value) * dt(ratio)))
         return t
 
     # ------------------------------------------------------------- the update
@@ -290,7 +291,7 @@ class Optimizer:
         t = self._master_weights.get(param.name)
         if t is None:
             var = unique_name.generate(param.name + "_fp32_master")
-            t = Tensor(param._data.astype(_FP32), name=var)
+            t = wrap(param._data.astype(_FP32), name=var)
             t.persistable = True
             held = self._accumulators_holder.get("master_weights", {}).pop(param.name, None)
             if held is not None:

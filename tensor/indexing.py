@@ -23,6 +23,7 @@ import numbers
 import numpy as np
 
 from ..dygraph.tensor import Tensor
+from ..dygraph.tensor import wrap
 from ..dygraph.engine import rebound
 from ..dygraph.tape import is_grad_enabled
 from ..ops import bind, get_op, OpError, is_graph_value, update
@@ -69,7 +70,7 @@ def inplace(x, fn):
     if not x.stop_gradient and x._node is None and is_grad_enabled():
         raise ValueError(f"Leaf Tensor ({x.name}) that doesn't stop gradient can't use "
                          "inplace strategy (wrap the write in paddle.no_grad())")
-    old = Tensor(x._data, x.stop_gradient, x._node, x._slot)
+    old = wrap(x._data, x.stop_gradient, x._node, x._slot)
     return rebind(x, fn(old))
 
 

@@ -19,6 +19,7 @@ NotImplementedError saying that sparse tensors are not supported.
 import numpy as np
 
 from ..dygraph.tensor import Tensor
+from ..dygraph.tensor import wrap
 from ..kernels.place import CPUPlace, CUDAPlace, CUDAPinnedPlace, Place, place_of_array
 from ..kernels.transform import backend_of, to_backend, gpu_available
 from ..ops import bind, get_op, is_graph_value
@@ -163,7 +164,7 @@ def to(x, *args, **kwargs):
         raise AssertionError("blocking value error, must be the True, False or None")
     a = x._data
     if dtype is not None and to_np_dtype(dtype) != a.dtype:
-        a = M.cast(Tensor(a), dtype)._data
+        a = M.cast(wrap(a), dtype)._data
     if isinstance(place, CUDAPinnedPlace):
         place = CPUPlace()            # pinned memory is host memory
     if place is not None and place_of_array(a) != place:
@@ -194,7 +195,7 @@ def pin_memory(x):
     if not gpu_available():
         raise RuntimeError("(PermissionDenied) Cannot use CUDAPinnedPlace without a GPU: "
                            "sampan has no GPU backend here (cupy with a CUDA device is needed)")
-    return Tensor(np.array(to_backend(x._data, "CPU")), x.stop_gradient)
+    return wrap(np.array(to_backend(x._data, "CPU")), x.stop_gradient)
 
 
 class DenseTensor:

@@ -16,6 +16,7 @@ from collections import OrderedDict
 import numpy as np
 
 from ...dygraph.tensor import Tensor, Parameter
+from ...dygraph.tensor import wrap
 from ...program.variable import Parameter as StaticParameter
 from ...kernels.place import backend_of_place
 from ...kernels.transform import to_backend
@@ -153,7 +154,7 @@ class Layer:
         """An empty (zero-size) tensor named ``<full_name>.<name>`` or ``_generated_var_<n>``."""
         name = (f"{self._full_name}.{name}" if name is not None
                 else unique_name.generate("_generated_var"))
-        t = Tensor(np.zeros([0], to_np_dtype(dtype or self._dtype)), name=name)
+        t = wrap(np.zeros([0], to_np_dtype(dtype or self._dtype)), name=name)
         t.persistable = bool(persistable)
         return t
 

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import sampan as paddle
+from sampan.dygraph.tensor import wrap
 
 
 # ------------------------------------------------------------------ dtype / shape
@@ -184,3 +185,27 @@ def test_get_tensor_set_copies_the_array_in():
     t.get_tensor().set(a)
     a[0] = 9.0
     np.testing.assert_array_equal(t.numpy(), [1.0, 1.0, 1.0])
+
+
+def test_public_constructor_copies_and_internal_wrap_does_not():
+    a = np.arange(4, dtype="float32")
+    copied, shared, wrapped = paddle.Tensor(a), paddle.Tensor(a, zero_copy=True), wrap(a)
+    a[0] = 9
+    assert copied.numpy()[0] == 0 and shared.numpy()[0] == 9 and wrapped._data is a
+    assert copied.stop_gradient and not copied.persistable and copied.place.is_cpu_place()
+
+
+def test_legacy_constructor_is_uninitialized_and_refuses_to_compute():
+    t = paddle.Tensor(paddle.float64, [2, 3], "w0", None, True)
+    assert (t.shape, t.dtype, t.name, t.persistable) == ([2, 3], paddle.float64, "w0", True)
+    assert not t._is_initialized()
+    with pytest.raises(RuntimeError, match="'w0' was created without a value"):
+        t + 1
+    kw = paddle.Tensor(dtype="int32", dims=[4], name="k")
+    assert (kw.shape, kw.dtype, kw.persistable) == ([4], paddle.int32, False)
+
+
+@pytest.mark.parametrize("value", [[1, 2], 3.0, np.float32(3), "abc", {"a": 1}])
+def test_public_constructor_rejects_what_is_not_an_array(value):
+    with pytest.raises(ValueError, match="must be a numpy array or a Tensor, got"):
+        paddle.Tensor(value)

@@ -52,8 +52,9 @@ def _state_dict(arrays, names):
 def _nested(arrays):
     """Not a state dict: tensors go as (name, ndarray) tuples, arrays stay arrays."""
     big = arrays["big"]
-    return {"fortran": sampan.Tensor(np.asfortranarray(big[:20, :30])),
-            "list": [sampan.Tensor(big[::3, 1::7]), big[::-2, ::5], np.asfortranarray(big)],
+    return {"fortran": sampan.Tensor(np.asfortranarray(big[:20, :30]), zero_copy=True),
+            "list": [sampan.Tensor(big[::3, 1::7], zero_copy=True), big[::-2, ::5],
+                     np.asfortranarray(big)],
             "scalar": sampan.to_tensor(arrays["scalar"]), "step": 3}
 
 

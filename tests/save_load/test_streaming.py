@@ -105,7 +105,7 @@ def test_state_dict_file_bytes_unchanged(protocol, chunk, tmp_path):
     arrays = {k: v for k, v in _arrays().items() if isinstance(v, np.ndarray)}
     sd = {}
     for i, (k, a) in enumerate(arrays.items()):
-        sd[k] = sampan.Tensor(a)   # the tensor's own array, whatever its layout
+        sd[k] = sampan.Tensor(a, zero_copy=True)   # the tensor's own array, whatever its layout
         sd[k].name = "p_%d" % i
     path = tmp_path / "sd.pdparams"
     sampan.save(sd, str(path), protocol=protocol)
@@ -122,7 +122,7 @@ def test_state_dict_file_bytes_unchanged(protocol, chunk, tmp_path):
 def test_protocol_2_splits_big_arrays_without_copying_them(tmp_path, monkeypatch, chunk):
     monkeypatch.setattr(state_dict_io, "_MAX_PICKLE_BYTES", 4000)  # 1000 float32 a slice
     w = np.arange(2600, dtype="float32").reshape(2, 1300)
-    sd = {"w": sampan.Tensor(w), "b": sampan.Tensor(np.ones(3, "float32"))}
+    sd = {"w": sampan.Tensor(w, zero_copy=True), "b": sampan.Tensor(np.ones(3, "float32"))}
     path = tmp_path / "split.pdparams"
     for protocol in (2, 3):
         sampan.save(sd, str(path), protocol=protocol)

@@ -105,3 +105,31 @@ for d in DTYPES:
         C(f"arange.dtype.{d}", f"paddle.arange(0, 3, dtype='{d}')"),
         C(f"eye.{d}", f"paddle.eye(2, dtype='{d}')"),
     ]
+
+# the public constructor paddle.Tensor(...): an ndarray is copied (zero_copy=True
+# shares it), a Tensor's values are shared by a new leaf, lists and numbers are a
+# ValueError, no argument is an empty float32 [0], and the legacy positional form
+# (dtype, dims, name, type, persistable) an uninitialized tensor
+_EAGER = ("eager",)
+CASES += [
+    C("Tensor.ndarray_copied", "a = x.numpy()\nt = paddle.Tensor(a)\na[0] = 100\nreturn t",
+      "float32[3]", modes=_EAGER),
+    C("Tensor.zero_copy_shares",
+      "a = x.numpy()\nt = paddle.Tensor(a, zero_copy=True)\na[0] = 100\nreturn t",
+      "float32[3]", modes=_EAGER),
+    C("Tensor.noncontiguous", "paddle.Tensor(x.numpy()[:, ::2])", "float32[3,4]",
+      modes=_EAGER),
+    C("Tensor.empty", "t = paddle.Tensor()\nreturn t, t.stop_gradient, t.persistable",
+      modes=_EAGER),
+    C("Tensor.of_tensor", "t = paddle.Tensor(x)\nreturn t, t.stop_gradient, t.name == x.name",
+      "float64[2,3]", modes=_EAGER),
+    C("Tensor.keywords",
+      "t = paddle.Tensor(x.numpy(), stop_gradient=False, persistable=True, name='w1')\n"
+      "return t, t.stop_gradient, t.persistable, t.name", "int64[2]", modes=_EAGER),
+    C("Tensor.place", "paddle.Tensor(x.numpy(), paddle.CPUPlace())", "bool[3]", modes=_EAGER),
+    C("Tensor.legacy_dims",
+      "t = paddle.Tensor(paddle.float32, [2, 3], 't1', "
+      "paddle.framework.core.VarDesc.VarType.LOD_TENSOR, True)\n"
+      "return t.shape, t.persistable, t.name, t._is_initialized()", modes=_EAGER),
+] + [C(f"Tensor.bad_{k}", f"paddle.Tensor({v})", modes=_EAGER) for k, v in (
+    ("list", "[1, 2]"), ("float", "3.0"), ("np_scalar", "np.float32(3)"), ("str", "'abc'"))]
