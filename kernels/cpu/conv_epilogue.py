@@ -129,14 +129,21 @@ def epilogue(act, alpha, dtype, residual=None):
     ``start:start + len(res)`` of ``residual`` (N, O, ..., or None) added and
     ``act`` applied to ``res`` (a block of samples (n, O, ...)) in place
     (module docstring); returns the result: ``res``, or a new array where the
-    activation has no in-place form (sigmoid, swish: numpy's own loops)."""
+    activation has no in-place form (sigmoid, swish: numpy's own loops).
+    A relu/relu6/no activation epilogue (float32, float64) carries ``spec``:
+    ``(CLAMPS[act], residual)`` for a kernel that does it in its stores."""
     key = (act, alpha, dtype)
     fn = _EPILOGUES.get(key)
     if fn is None:
         fn = _EPILOGUES[key] = _make(act, alpha, np.dtype(dtype))
     if residual is None:
         return fn
-    return lambda res, bias, start=0: fn(res, bias, start, residual)
+
+    def with_residual(res, bias, start=0):
+        return fn(res, bias, start, residual)
+    clamp = getattr(fn, "clamp", None)
+    with_residual.spec = None if clamp is None else (clamp, residual)
+    return with_residual
 
 
 def _make(act, alpha, dtype):
@@ -174,5 +181,8 @@ def _make(act, alpha, dtype):
         kernel(a, bias, a if residual is None else residual.reshape(a.shape),
                residual is not None, lo, hi, tie)
         return res
-    bias_clamp.clamp = clamp        # what it does without a residual, for a kernel
-    return bias_clamp               # that can clamp in its own copy (conv_implicit)
+    # what it does, for a kernel that can do it in its own stores: the clamp alone
+    # (``clamp``: conv_implicit's copy), or ``spec`` = (clamp, residual)
+    bias_clamp.clamp = clamp
+    bias_clamp.spec = (clamp, None)
+    return bias_clamp

@@ -22,7 +22,13 @@ call, with the table naming the plane of each tap (ResNet's 7x7 stride-2 stem
 columns; columns past an output row or sample are computed and dropped by the
 compiled copy that moves the result to (N, O, Ho, Wo) adding the bias and
 applying a relu/relu6 epilogue's clamp (``_crop_bias``); another epilogue (a
-residual, other activations) runs on the chunk after it.  Before: pad copy,
+residual, other activations) runs on the chunk after it.  Where an output row
+fills the kernel's column blocks (``ROWS_DIRECT_WASTE``: 32-wide rows with
+AVX-512, as W6's first layer), the kernel writes each row straight into (N, O,
+Ho, Wo) with the bias, a residual and the clamp in its stores
+(``gemm_kernel.gemm_segments``): no product buffer, no crop (W6's 3 -> 16
+layer at batch 32: 0.45 -> 0.40 ms; rows of 56 or 112 computing 64 or 128
+columns ran 3-12% slower, so they keep the crop).  Before: pad copy,
 im2col copy (K x columns), BLAS GEMM, crop copy; after: pad (or phase) copy,
 kernel, crop.
 """
@@ -50,6 +56,10 @@ MAX_WEIGHT_BYTES = 2560 << 10
 # 56x56 down to 7x7 maps, stride 2 0.6-0.95x (one call per group, as before,
 # was 1.4x slower than BLAS on 14x14 maps)
 MIN_FLOPS = 2e6
+# the kernel writes output rows straight into NCHW when its column blocks
+# (rows rounded up to the block width) compute at most this many times the
+# flat layout's columns
+ROWS_DIRECT_WASTE = float(__import__("os").environ.get("SAMPAN_ROWS_DIRECT", "1.05"))
 # samples per kernel call: as many as keep the chunk's flat input and product
 # (channels + output rows) x columns this small
 _CHUNK_BYTES = 4 << 20
@@ -220,6 +230,18 @@ def implicit_flat(x, w, pads, dil, out, bias, epilogue=None, strides=(1, 1), gro
     lo, hi, tie = (np.float32(clamp[0]), np.float32(clamp[1]), clamp[2]) if clamp else \
         (np.float32(-np.inf), np.float32(np.inf), False)
     res = np.empty((n, o, ho, wo), np.float32)
+    # output rows written by the kernel where they belong when their column blocks
+    # waste no more than the flat layout's padding columns do (no crop copy after)
+    blk = gemm_kernel.block_width()
+    rows_direct = ho * -(-wo // blk) * blk <= ROWS_DIRECT_WASTE * s
+    spec = (clamp, None) if epilogue is None or clamp is not None else \
+        getattr(epilogue, "spec", None) or (None, None)
+    resid = spec[1] if rows_direct and spec[1] is not None and \
+        spec[1].dtype == np.float32 and spec[1].shape == res.shape and \
+        spec[1].flags.c_contiguous else None
+    if resid is not None:
+        clamp = spec[0]         # the residual and the clamp in the kernel's stores too
+    kclamp = None if clamp is None or clamp == CLAMPS[""] else clamp
     chunk = max(1, min(n, _CHUNK_BYTES // ((c * nreg + o) * s * 4)))
     for s0 in range(0, n, chunk):
         m = min(chunk, n - s0)
@@ -229,14 +251,28 @@ def implicit_flat(x, w, pads, dil, out, bias, epilogue=None, strides=(1, 1), gro
         buf.fill(0)
         fill(buf, x[s0:s0 + m], m)
         xoff = (np.arange(c, dtype=np.int64)[:, None] * nreg + regions) * rowlen + taps
-        prod = scratch("gemm", (o, m * s), np.float32)
-        if groups == 1:
-            gemm_kernel.gemm_rows(w2, buf, xoff.reshape(-1), cols, prod)
-        else:       # the groups as one batched call: group g's channels, rows and output
-            gemm_kernel.gemm_rows(w2.reshape(groups, og, -1), buf.reshape(groups, -1),
-                                  xoff[:cg].reshape(-1), cols, prod.reshape(groups, og, -1))
+        if rows_direct:     # every output row (sample, y) straight into res
+            xcol = (np.arange(m, dtype=np.int64)[:, None] * s
+                    + np.arange(ho, dtype=np.int64) * ws).reshape(-1)
+            coff = ((s0 + np.arange(m, dtype=np.int64))[:, None] * (o * ho * wo)
+                    + np.arange(ho, dtype=np.int64) * wo).reshape(-1)
+            if groups == 1:
+                gemm_kernel.gemm_segments(w2, buf, xoff.reshape(-1), res, ho * wo, xcol, coff,
+                                          wo, bias=bias, residual=resid, clamp=kclamp)
+            else:
+                gemm_kernel.gemm_segments(w2.reshape(groups, og, -1), buf.reshape(groups, -1),
+                                          xoff[:cg].reshape(-1), res, ho * wo, xcol, coff, wo,
+                                          obs=og * ho * wo, bias=bias.reshape(groups, og),
+                                          residual=resid, clamp=kclamp)
+        else:
+            prod = scratch("gemm", (o, m * s), np.float32)
+            if groups == 1:
+                gemm_kernel.gemm_rows(w2, buf, xoff.reshape(-1), cols, prod)
+            else:   # the groups as one batched call: group g's channels, rows and output
+                gemm_kernel.gemm_rows(w2.reshape(groups, og, -1), buf.reshape(groups, -1),
+                                      xoff[:cg].reshape(-1), cols, prod.reshape(groups, og, -1))
+            crop(prod, res[s0:s0 + m], s, ws, bias, lo, hi, tie)
         block = res[s0:s0 + m]
-        crop(prod, block, s, ws, bias, lo, hi, tie)
         if clamp is None:
             done = epilogue(block, None, s0)
             if done is not block:       # an activation without an in-place form

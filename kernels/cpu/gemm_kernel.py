@@ -19,6 +19,17 @@ rows are long and its columns few per use (Winograd's transformed filters,
 kernels/cpu/winograd.py); and a batch of problems sharing one offset table in
 one call (Winograd's 36 products, the groups of a grouped convolution).
 
+Where the output goes: by default a block of columns [0, nl); ``gemm_segments``
+instead takes segments (a start column in x and one in the output for each,
+all ``seglen`` long) and puts every output row where it belongs, so a
+convolution's rows go straight into NCHW (kernels/cpu/conv_implicit.py).
+Either form can apply an epilogue as it stores each block: ``(sum + bias) +
+residual``, then nothing, relu (one compare) or a general clamp (lo, hi, tie
+of conv_epilogue.CLAMPS); full blocks use plain stores, edge blocks masked
+ones.  (As a replacement for BLAS + a separate epilogue pass on 1x1 layers it
+was measured and not adopted: MobileNetV2's K <= 64 layers at batch 16 ran
+1.2x slower in the model.)
+
 The kernel is LLVM IR written here and compiled once per process (~0.2 s) by
 llvmlite for the host CPU (kernels/cpu/llvm_jit.py): 16-lane vectors where
 AVX-512 is present, else 8 (AVX2 + FMA); elsewhere,
@@ -36,7 +47,7 @@ import numpy as np
 
 from . import llvm_jit
 
-__all__ = ["available", "gemm_rows", "block_width", "pack_columns"]
+__all__ = ["available", "gemm_rows", "gemm_segments", "block_width", "pack_columns"]
 
 # rows of W x vectors of columns held in registers: 8 x 2, or 4 x 4 for at most
 # 4 rows (ResNeXt's groups of 4 output channels: 8 x 2 would compute 8); a
@@ -70,17 +81,24 @@ def _ir(vw, opaque, mr, nr):
     out = [
         "define internal void @core_%dx%d(float* noalias %%W," % (mr, nr) +
         " float* noalias %X, i64* noalias %xoff,"
-        " float* noalias %C, i64 %K, i64 %ldc, i64 %nrows, i64 %nl, i64 %acc_in, i64 %cb,"
-        " i64 %ldw, i64 %kstr, i64 %cbs) {",
+        " float* noalias %C, i64 %K, i64 %ldc, i64 %nrows, i64 %nseg, i64 %acc_in, i64 %cb,"
+        " i64 %ldw, i64 %kstr, i64 %cbs, i64 %epi_in, float* noalias %B, float* noalias %R,"
+        " i64 %hasr, float %lo, float %hi, i64 %tie, i64 %kind, i64* noalias %xcol,"
+        " i64* noalias %coff, i64 %seglen) {",
         "entry:",
+        "  %epi = icmp ne i64 %epi_in, 0",
+        "  %hasrb = icmp ne i64 %hasr, 0",
+        "  %tieb = icmp ne i64 %tie, 0"] + _splats(vw, [("%lov", "float", "%lo"), ("%hiv", "float", "%hi"),
+                                                    ("%tiev", "i1", "%tieb")]) + [
         "  %nob0 = add i64 %nrows, " + str(mr - 1),
         "  %nob = udiv i64 %nob0, " + str(mr),
         "  %lastrow = sub i64 %nrows, 1",
-        "  %nfull = udiv i64 %nl, " + str(blk),
-        "  %rem = urem i64 %nl, " + str(blk),
+        "  %nfull = udiv i64 %seglen, " + str(blk),
+        "  %rem = urem i64 %seglen, " + str(blk),
         "  %hasrem = icmp ne i64 %rem, 0",
         "  %extra = zext i1 %hasrem to i64",
-        "  %cnt = add i64 %nfull, %extra",
+        "  %bps = add i64 %nfull, %extra",
+        "  %cnt = mul i64 %bps, %nseg",
         "  %acc = icmp ne i64 %acc_in, 0",
         "  br label %lc_head",
         "lc_head:",
@@ -100,16 +118,29 @@ def _ir(vw, opaque, mr, nr):
                 "  %%rr%d = select i1 %%rv%d, i64 %%ro%d, i64 %%lastrow" % (i, i, i),
                 "  %%rw%d = mul i64 %%rr%d, %%ldw" % (i, i),
                 "  %%wrow%d = getelementptr float, float* %%W, i64 %%rw%d" % (i, i),
+                "  %%bp%d = getelementptr float, float* %%B, i64 %%rr%d" % (i, i),
+                "  %%bs%d = load float, float* %%bp%d" % (i, i),
+                "  %%bve%d = insertelement %s undef, float %%bs%d, i32 0" % (i, v, i),
+                "  %%bv%d = shufflevector %s %%bve%d, %s undef, <%d x i32> zeroinitializer"
+                % (i, v, i, v, vw),
                 "  %%rvs%d = insertelement %s undef, i1 %%rv%d, i32 0" % (i, mask_t, i),
                 "  %%rvv%d = shufflevector %s %%rvs%d, %s undef, <%d x i32> zeroinitializer"
                 % (i, mask_t, i, mask_t, vw)]
     out += [
         "  br label %lb_head",
         "lb_head:",
-        "  %lb = phi i64 [%lc0, %ob_head], [%lb.next, %k_done]",
-        "  %tail = icmp eq i64 %lb, %nfull",
-        "  %l = mul i64 %lb, " + str(blk),
-        "  %lx = mul i64 %lb, %cbs",
+        "  %lb = phi i64 [%lc0, %ob_head], [%lb.next, %lb_tail]",
+        "  %seg = udiv i64 %lb, %bps",
+        "  %jb = urem i64 %lb, %bps",
+        "  %tail = icmp eq i64 %jb, %nfull",
+        "  %xcp = getelementptr i64, i64* %xcol, i64 %seg",
+        "  %xc = load i64, i64* %xcp",
+        "  %ccp = getelementptr i64, i64* %coff, i64 %seg",
+        "  %cc = load i64, i64* %ccp",
+        "  %lj = mul i64 %jb, " + str(blk),
+        "  %l = add i64 %cc, %lj",
+        "  %lxj = mul i64 %jb, %cbs",
+        "  %lx = add i64 %xc, %lxj",
         "  %left = select i1 %tail, i64 %rem, i64 " + str(blk),
         "  %%lefts = insertelement <%d x i64> undef, i64 %%left, i32 0" % vw,
         "  %%leftv = shufflevector <%d x i64> %%lefts, <%d x i64> undef, <%d x i32> zeroinitializer"
@@ -167,12 +198,57 @@ def _ir(vw, opaque, mr, nr):
     out += ["  %k.next = add i64 %k, 1",
             "  %kc = icmp ult i64 %k.next, %K",
             "  br i1 %kc, label %k_loop, label %k_done",
-            "k_done:"]
+            "k_done:",
+            "  br i1 %epi, label %epi_calc, label %st_pick",
+            "epi_calc:"]
+    blocks = [(i, j, "%d_%d" % (i, j)) for i in range(mr) for j in range(nr)]
+    negz = "<%s>" % ", ".join(["float -0.0"] * vw)
+    zero = "zeroinitializer"
+    # (sum + bias) + residual, then the clamp: none, relu (one compare: > 0 or NaN
+    # keeps, np.maximum's rule), or any (lo, hi, tie) of conv_epilogue.CLAMPS
+    out += ["  %%eb%s = fadd %s %%n%s, %%bv%d" % (c, v, c, i) for i, j, c in blocks]
+    out += ["  br i1 %hasrb, label %epi_res, label %epi_act", "epi_res:"]
+    for i, j, c in blocks:
+        out += ["  %%rf%s = getelementptr float, float* %%R, i64 %%ci%s" % (c, c),
+                "  %%rp%s = bitcast float* %%rf%s to %s*" % (c, c, v),
+                "  %%rl%s = call %s @llvm.masked.load.v%df32.%s(%s* %%rp%s, i32 4, %s %%mm%s,"
+                " %s %s)" % (c, v, vw, sfx, v, c, mask_t, c, v, negz),
+                "  %%er%s = fadd %s %%eb%s, %%rl%s" % (c, v, c, c)]
+    out += ["  br label %epi_act", "epi_act:"]
+    out += ["  %%e%s = phi %s [%%eb%s, %%epi_calc], [%%er%s, %%epi_res]" % (c, v, c, c)
+            for i, j, c in blocks]
+    out += ["  switch i64 %kind, label %epi_clamp [i64 0, label %st_pick "
+            "i64 1, label %epi_relu]", "epi_relu:"]
+    for i, j, c in blocks:
+        out += ["  %%pz%s = fcmp ugt %s %%e%s, %s" % (c, v, c, zero),
+                "  %%re%s = select %s %%pz%s, %s %%e%s, %s %s" % (c, mask_t, c, v, c, v, zero)]
+    out += ["  br label %st_pick", "epi_clamp:"]
+    for i, j, c in blocks:
+        out += ["  %%lt%s = fcmp olt %s %%e%s, %%lov" % (c, v, c),
+                "  %%eq%s = fcmp oeq %s %%e%s, %%lov" % (c, v, c),
+                "  %%et%s = and %s %%eq%s, %%tiev" % (c, mask_t, c),
+                "  %%lw%s = or %s %%lt%s, %%et%s" % (c, mask_t, c, c),
+                "  %%k1%s = select %s %%lw%s, %s %%lov, %s %%e%s" % (c, mask_t, c, v, v, c),
+                "  %%gt%s = fcmp ogt %s %%k1%s, %%hiv" % (c, v, c),
+                "  %%k2%s = select %s %%gt%s, %s %%hiv, %s %%k1%s" % (c, mask_t, c, v, v, c)]
+    # full blocks (every row and column inside) take plain stores, the rest masked ones
+    out += ["  br label %st_pick", "st_pick:"]
+    out += ["  %%f%s = phi %s [%%n%s, %%k_done], [%%e%s, %%epi_act], [%%re%s, %%epi_relu], "
+            "[%%k2%s, %%epi_clamp]" % (c, v, c, c, c, c) for i, j, c in blocks]
+    out += ["  %notail = xor i1 %tail, true",
+            "  %%full = and i1 %%notail, %%rv%d" % (mr - 1),
+            "  br i1 %full, label %st_full, label %st_mask", "st_full:"]
     for i in range(mr):
         for j in range(nr):
             c = "%d_%d" % (i, j)
-            out.append("  call void @llvm.masked.store.v%df32.%s(%s %%n%s, %s* %%cp%s, i32 4, "
+            out.append("  store %s %%f%s, %s* %%cp%s, align 4" % (v, c, v, c))
+    out += ["  br label %lb_tail", "st_mask:"]
+    for i in range(mr):
+        for j in range(nr):
+            c = "%d_%d" % (i, j)
+            out.append("  call void @llvm.masked.store.v%df32.%s(%s %%f%s, %s* %%cp%s, i32 4, "
                        "%s %%mm%s)" % (vw, sfx, v, c, v, c, mask_t, c))
+    out += ["  br label %lb_tail", "lb_tail:"]
     out += ["  %lb.next = add i64 %lb, 1",
             "  %lbc = icmp ult i64 %lb.next, %lc1",
             "  br i1 %lbc, label %lb_head, label %lb_done",
@@ -189,12 +265,26 @@ def _ir(vw, opaque, mr, nr):
     return "\n".join(out + _batch_ir(mr, nr))
 
 
+def _splats(vw, items):
+    """IR splatting scalars to vectors: (name, element type, scalar) each."""
+    lines = []
+    for name, ty, scalar in items:
+        vt = "<%d x %s>" % (vw, ty)
+        lines += ["  %ss = insertelement %s undef, %s %s, i32 0" % (name, vt, ty, scalar),
+                  "  %s = shufflevector %s %ss, %s undef, <%d x i32> zeroinitializer"
+                  % (name, vt, name, vt, vw)]
+    return lines
+
+
 def _batch_ir(mr, nr):
     """``gemm_rows_<mr>x<nr>``: the core over ``nb`` problems whose W, X and C
-    start ``wbs``, ``xbs`` and ``obs`` floats apart (one offset table)."""
+    start ``wbs``, ``xbs`` and ``obs`` floats apart (one offset table), the
+    epilogue's bias ``bbs`` apart and its residual as C."""
     args = ["float* %W", "float* %X", "i64* %xoff", "float* %C"] + \
-        ["i64 %%%s" % a for a in ("K", "ldc", "nrows", "nl", "acc", "cb", "ldw", "kstr", "cbs",
-                                  "nb", "wbs", "xbs", "obs")]
+        ["i64 %%%s" % a for a in ("K", "ldc", "nrows", "nseg", "acc", "cb", "ldw", "kstr", "cbs",
+                                  "nb", "wbs", "xbs", "obs", "epi")] + \
+        ["float* %B", "i64 %bbs", "float* %R", "i64 %hasr", "float %lo", "float %hi", "i64 %tie",
+         "i64 %kind", "i64* %xcol", "i64* %coff", "i64 %seglen"]
     return [
         "define void @gemm_rows_%dx%d(%s) {" % (mr, nr, ", ".join(args)),
         "entry:",
@@ -204,12 +294,16 @@ def _batch_ir(mr, nr):
         "  %wo = mul i64 %b, %wbs",
         "  %xo = mul i64 %b, %xbs",
         "  %co = mul i64 %b, %obs",
+        "  %bo = mul i64 %b, %bbs",
         "  %wb = getelementptr float, float* %W, i64 %wo",
         "  %xb = getelementptr float, float* %X, i64 %xo",
         "  %cb_ = getelementptr float, float* %C, i64 %co",
+        "  %bb = getelementptr float, float* %B, i64 %bo",
+        "  %rb = getelementptr float, float* %R, i64 %co",
         "  call void @core_%dx%d(float* %%wb, float* %%xb, i64* %%xoff, float* %%cb_, i64 %%K, "
-        "i64 %%ldc, i64 %%nrows, i64 %%nl, i64 %%acc, i64 %%cb, i64 %%ldw, i64 %%kstr, "
-        "i64 %%cbs)" % (mr, nr),
+        "i64 %%ldc, i64 %%nrows, i64 %%nseg, i64 %%acc, i64 %%cb, i64 %%ldw, i64 %%kstr, "
+        "i64 %%cbs, i64 %%epi, float* %%bb, float* %%rb, i64 %%hasr, float %%lo, float %%hi, "
+        "i64 %%tie, i64 %%kind, i64* %%xcol, i64* %%coff, i64 %%seglen)" % (mr, nr),
         "  %b.next = add i64 %b, 1",
         "  %more = icmp ult i64 %b.next, %nb",
         "  br i1 %more, label %head, label %exit",
@@ -229,7 +323,7 @@ def _compile(lanes=None):
     try:
         import llvmlite.binding as llvm
         opaque = llvm.llvm_version_info[0] >= 15
-        proto = llvm_jit.c_types(*"pppp" + "i" * 13)
+        proto = llvm_jit.c_types(*"pppp" + "i" * 14 + "pipiffiippi")
         fns = llvm_jit.compile_ir(
             "\n".join([_declarations(vw, opaque)] + [_ir(vw, opaque, mr, nr) for mr, nr in SHAPES]),
             {"gemm_rows_%dx%d" % shape: proto for shape in SHAPES})
@@ -254,7 +348,34 @@ def block_width():
     return SHAPES[0][1] * _STATE["fn"][1]
 
 
-def gemm_rows(w, x, xoff, nl, out, accumulate=False, chunk=None, packed=False):
+def _operands(w, x, xoff, who):
+    """Check the operands both entry points share; (O, K, problems, one problem's x)."""
+    if not available():
+        raise RuntimeError("%s: the GEMM kernel is not available on this host "
+                           "(check gemm_kernel.available() first)" % who)
+    if w.ndim not in (2, 3) or w.dtype != np.float32 or min(w.strides) < 0 or \
+            any(st % 4 for st in w.strides) or x.dtype != np.float32 \
+            or not x.flags.c_contiguous or xoff.dtype != np.int64 or \
+            xoff.shape != (w.shape[-1],) or not xoff.flags.c_contiguous:
+        raise ValueError("%s: operands must be float32 (w: 2-D or batched 3-D with "
+                         "non-negative strides, x: contiguous) and int64 offsets of length "
+                         "K=%d; got w %s %s, x %s, offsets %s %s"
+                         % (who, w.shape[-1], w.dtype, w.shape, x.dtype, xoff.dtype, xoff.shape))
+    nb = w.shape[0] if w.ndim == 3 else 1
+    if w.ndim == 3 and (x.ndim < 1 or x.shape[0] != nb):
+        raise ValueError("%s: a batch of %d products needs x (%d, ...), got x %s"
+                         % (who, nb, nb, x.shape))
+    return w.shape[-2], w.shape[-1], nb, (x[0] if w.ndim == 3 else x)
+
+
+def _check_reads(xoff, span, limit, who):
+    if int(xoff.min()) < 0 or int(xoff.max()) + span > limit:
+        raise ValueError("%s: row offsets %d..%d with %d columns pass the operand's "
+                         "%d elements" % (who, xoff.min(), xoff.max(), span, limit))
+
+
+def gemm_rows(w, x, xoff, nl, out, accumulate=False, chunk=None, packed=False, bias=None,
+              residual=None, clamp=None):
     """``out[:O, :nl] (+)= w @ rows``, row k of the operand being ``x.flat[xoff[k]:
     xoff[k] + nl]``.  ``w``: float32 (O, K), any non-negative element strides;
     ``x``: a C-contiguous float32 array; ``xoff``: int64 offsets (K,); ``out``:
@@ -268,33 +389,23 @@ def gemm_rows(w, x, xoff, nl, out, accumulate=False, chunk=None, packed=False):
     layout of a constant operand packed once: ``pack_columns``).
 
     Batched: ``w`` (N, O, K), ``x`` (N, ...) and ``out`` (N, >= O, >= nl) are N
-    problems sharing the offsets (one call into the kernel)."""
-    if not available():
-        raise RuntimeError("gemm_rows: the GEMM kernel is not available on this host "
-                           "(check gemm_kernel.available() first)")
-    fns, vw = _STATE["fn"]
+    problems sharing the offsets (one call into the kernel).
+
+    The epilogue, applied to each block as it is stored (no pass over ``out``
+    after): ``out = clamp((product + bias) + residual)``, the order of the
+    unfused ops.  ``bias``: float32 (O,) (batched: (N, O) or (O,) shared),
+    ``residual``: float32 shaped and strided as ``out``, ``clamp``: ``(lo, hi,
+    tie)`` of conv_epilogue.CLAMPS.  A missing bias or residual adds nothing
+    (-0.0, so -0.0 stays -0.0)."""
+    o, k, nb, xs = _operands(w, x, xoff, "gemm_rows")
     batched = w.ndim == 3
-    if w.ndim not in (2, 3) or w.dtype != np.float32 or min(w.strides) < 0 or \
-            any(st % 4 for st in w.strides) or x.dtype != np.float32 \
-            or not x.flags.c_contiguous or xoff.dtype != np.int64 or \
-            xoff.shape != (w.shape[-1],) or not xoff.flags.c_contiguous:
-        raise ValueError("gemm_rows: operands must be float32 (w: 2-D or batched 3-D with "
-                         "non-negative strides, x: contiguous) and int64 offsets of length "
-                         "K=%d; got w %s %s, x %s, offsets %s %s"
-                         % (w.shape[-1], w.dtype, w.shape, x.dtype, xoff.dtype, xoff.shape))
-    o, k = w.shape[-2:]
-    nb = w.shape[0] if batched else 1
     if out.dtype != np.float32 or out.ndim != w.ndim or out.strides[-1] != 4 or \
             out.shape[-2] < o or out.shape[-1] < nl or min(out.strides) < 0 or \
             any(st % 4 for st in out.strides) or (batched and out.shape[0] != nb):
         raise ValueError("gemm_rows: out must be float32 (%s>= %d, >= %d) with unit column "
                          "stride; got %s %s" % ("%d, " % nb if batched else "", o, nl,
                                                  out.dtype, out.shape))
-    if batched and (x.ndim < 1 or x.shape[0] != nb):
-        raise ValueError("gemm_rows: a batch of %d products needs x (%d, ...), got x %s"
-                         % (nb, nb, x.shape))
-    xs = x[0] if batched else x          # one problem's operand
-    blk = SHAPES[0][1] * vw
+    blk = block_width()
     if packed and (xs.ndim != 3 or xs.shape[2] != blk or xs.shape[0] * blk < nl):
         raise ValueError("gemm_rows: a packed operand is (blocks, rows, %d) covering %d "
                          "columns; got %s" % (blk, nl, xs.shape))
@@ -304,22 +415,98 @@ def gemm_rows(w, x, xoff, nl, out, accumulate=False, chunk=None, packed=False):
         if not accumulate:
             out[..., :o, :nl] = 0
         return out
-    span, limit = (blk, xs[0].size) if packed else (nl, xs.size)
-    if int(xoff.min()) < 0 or int(xoff.max()) + span > limit:
-        raise ValueError("gemm_rows: row offsets %d..%d with %d columns pass the operand's "
-                         "%d elements" % (xoff.min(), xoff.max(), span, limit))
+    _check_reads(xoff, *((blk, xs[0].size) if packed else (nl, xs.size)), "gemm_rows")
+    _launch(w, x, xoff, out, out.strides[-2] // 4, out.strides[0] // 4 if batched else 0,
+            _ONE_SEGMENT, _ONE_SEGMENT, nl, accumulate, chunk, packed, bias, residual, clamp,
+            "gemm_rows")
+    return out
+
+
+def gemm_segments(w, x, xoff, out, ldc, xcol, coff, seglen, obs=0, bias=None, residual=None,
+                  clamp=None):
+    """Output rows put where they belong: for every segment s, row o and ``j <
+    seglen``, ``out.flat[b * obs + o * ldc + coff[s] + j] = epilogue(sum_k
+    w[o, k] * x.flat[xoff[k] + xcol[s] + j])`` (``b``: the problem of a batched
+    call, whose x starts ``x[0].size`` further).  A convolution's output rows
+    (a sample's row y of every channel) go straight into NCHW: no copy of the
+    product to drop padding columns (conv_implicit).  ``out``: C-contiguous
+    float32, ``residual`` shaped as it; ``xcol``, ``coff``: int64 (segments,);
+    every read and write is checked against the arrays' sizes first."""
+    o, k, nb, xs = _operands(w, x, xoff, "gemm_segments")
+    if out.dtype != np.float32 or not out.flags.c_contiguous or xcol.dtype != np.int64 or \
+            coff.dtype != np.int64 or xcol.shape != coff.shape or xcol.ndim != 1 or \
+            not (xcol.flags.c_contiguous and coff.flags.c_contiguous):
+        raise ValueError("gemm_segments: out must be contiguous float32 and the segment "
+                         "tables int64 vectors of one length; got out %s, tables %s %s, %s %s"
+                         % (out.dtype, xcol.dtype, xcol.shape, coff.dtype, coff.shape))
+    if xcol.size == 0 or seglen <= 0 or o == 0 or nb == 0 or k == 0:
+        if k == 0 and xcol.size and seglen > 0:
+            raise ValueError("gemm_segments: K = 0 (nothing to sum) is not supported")
+        return out
+    _check_reads(xoff, int(xcol.max()) + seglen, xs.size, "gemm_segments")
+    if int(xcol.min()) < 0 or int(coff.min()) < 0 or \
+            (nb - 1) * obs + (o - 1) * ldc + int(coff.max()) + seglen > out.size:
+        raise ValueError("gemm_segments: segments (%d columns at %d..%d) of %d rows %d apart "
+                         "pass the output's %d elements"
+                         % (seglen, coff.min(), coff.max(), o, ldc, out.size))
+    _launch(w, x, xoff, out, ldc, obs, xcol, coff, seglen, False, None, False, bias, residual,
+            clamp, "gemm_segments")
+    return out
+
+
+_ONE_SEGMENT = np.zeros(1, np.int64)
+_NEG_ZERO = np.full(8, -0.0, np.float32)
+
+
+def _launch(w, x, xoff, out, ldc, obs, xcol, coff, seglen, accumulate, chunk, packed, bias,
+            residual, clamp, who):
+    fns, vw = _STATE["fn"]
+    batched = w.ndim == 3
+    o, k = w.shape[-2:]
+    nb = w.shape[0] if batched else 1
+    xs = x[0] if batched else x
     if packed:
         mr, nr = (4, 2) if o <= 4 else SHAPES[0]
     else:
         mr, nr = SHAPES[1] if o <= SHAPES[1][0] else SHAPES[0]
     if chunk is None:           # column blocks whose operand rows stay in L2 for every row block
         chunk = max(1, _CHUNK_BYTES // (k * nr * vw * 4))
-    ws, os_ = w.strides[-2:], out.strides
-    fns[mr, nr](w.ctypes.data, x.ctypes.data, xoff.ctypes.data, out.ctypes.data, k,
-                os_[-2] // 4, o, nl, int(bool(accumulate)), int(chunk), ws[0] // 4, ws[1] // 4,
+    epi = bias is not None or residual is not None or clamp is not None
+    b_arr, bbs = _NEG_ZERO, 0
+    if epi:
+        b_arr, bbs = _epilogue_bias(bias, o, nb if batched else 0, who)
+        if residual is not None and (residual.dtype != np.float32 or
+                                     residual.shape != out.shape or
+                                     residual.strides != out.strides):
+            raise ValueError("%s: the residual must be float32 shaped and strided as "
+                             "out %s %s; got %s %s %s" % (who, out.shape, out.strides,
+                                                          residual.dtype, residual.shape,
+                                                          residual.strides))
+    lo, hi, tie = (-np.inf, np.inf, False) if clamp is None else clamp
+    kind = 0 if (lo, hi) == (-np.inf, np.inf) else 1 if (lo, hi, bool(tie)) == (0, np.inf, True) \
+        else 2
+    ws = w.strides[-2:]
+    fns[mr, nr](w.ctypes.data, x.ctypes.data, xoff.ctypes.data, out.ctypes.data, k, ldc, o,
+                xcol.size, int(bool(accumulate)), int(chunk), ws[0] // 4, ws[1] // 4,
                 xs[0].size if packed else nr * vw, nb, w.strides[0] // 4 if batched else 0,
-                xs.size, os_[0] // 4 if batched else 0)
-    return out
+                xs.size, obs, int(epi), b_arr.ctypes.data, bbs,
+                (out if residual is None else residual).ctypes.data, int(residual is not None),
+                float(lo), float(hi), int(bool(tie)), kind, xcol.ctypes.data, coff.ctypes.data,
+                int(seglen))
+
+
+def _epilogue_bias(bias, o, nb, who):
+    """(contiguous float32 bias, its batch stride) for the kernel: -0.0s for none
+    (the identity of IEEE addition)."""
+    if bias is None:
+        return (np.full(o, -0.0, np.float32) if o > _NEG_ZERO.size else _NEG_ZERO), 0
+    b = np.ascontiguousarray(bias, np.float32)
+    if b.shape == (o,):
+        return b, 0
+    if nb and b.shape == (nb, o):
+        return b, o
+    raise ValueError("%s: bias must be (%d,)%s; got %s"
+                     % (who, o, " or (%d, %d)" % (nb, o) if nb else "", bias.shape))
 
 
 def pack_columns(a):
