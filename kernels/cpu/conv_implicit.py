@@ -22,13 +22,14 @@ call, with the table naming the plane of each tap (ResNet's 7x7 stride-2 stem
 columns; columns past an output row or sample are computed and dropped by the
 compiled copy that moves the result to (N, O, Ho, Wo) adding the bias and
 applying a relu/relu6 epilogue's clamp (``_crop_bias``); another epilogue (a
-residual, other activations) runs on the chunk after it.  Where an output row
-fills the kernel's column blocks (``ROWS_DIRECT_WASTE``: 32-wide rows with
-AVX-512, as W6's first layer), the kernel writes each row straight into (N, O,
-Ho, Wo) with the bias, a residual and the clamp in its stores
-(``gemm_kernel.gemm_segments``): no product buffer, no crop (W6's 3 -> 16
-layer at batch 32: 0.45 -> 0.40 ms; rows of 56 or 112 computing 64 or 128
-columns ran 3-12% slower, so they keep the crop).  Before: pad copy,
+residual, other activations) runs on the chunk after it.  Where output rows
+nearly fill the kernel's column blocks (``ROWS_DIRECT_WASTE``), the kernel
+writes each row straight into (N, O, Ho, Wo) with the bias, a residual and the
+clamp in its stores (``gemm_kernel.gemm_segments``): no product buffer, no
+crop.  Measured: W6's 3 -> 16 layer (32-wide rows) at batch 32 0.45 -> 0.40
+ms; ResNeXt's grouped layers with 56- and 28-wide rows (64 and 32 columns
+computed) 0.87-0.94x with cold caches, as in a model (1.03x hot); 14-wide
+rows computing 32 columns 1.47x, so they keep the crop.  Before: pad copy,
 im2col copy (K x columns), BLAS GEMM, crop copy; after: pad (or phase) copy,
 kernel, crop.
 """
@@ -58,8 +59,8 @@ MAX_WEIGHT_BYTES = 2560 << 10
 MIN_FLOPS = 2e6
 # the kernel writes output rows straight into NCHW when its column blocks
 # (rows rounded up to the block width) compute at most this many times the
-# flat layout's columns
-ROWS_DIRECT_WASTE = float(__import__("os").environ.get("SAMPAN_ROWS_DIRECT", "1.05"))
+# flat layout's columns (module docstring)
+ROWS_DIRECT_WASTE = 1.12
 # samples per kernel call: as many as keep the chunk's flat input and product
 # (channels + output rows) x columns this small
 _CHUNK_BYTES = 4 << 20
