@@ -42,7 +42,7 @@ from ..utils.version import __version__
 from .config import Config, DataType
 from . import passes
 from .profile import OpProfile
-from ..dygraph.tensor import Tensor as EagerTensor
+from ..dygraph.tensor import wrap as eager_tensor
 
 __all__ = ["Predictor", "PredictorPool", "Tensor", "create_predictor", "get_version",
            "get_trt_compile_version", "get_trt_runtime_version"]
@@ -258,7 +258,7 @@ class Predictor:
                 t._data, t._handed = a, True
                 res.append(a)
         if tensors:
-            return [EagerTensor(a) for a in res]
+            return [eager_tensor(a) for a in res]
         return res
 
     def _heap(self, feeds):
