@@ -156,7 +156,7 @@ def fast_operator(name, op, general, scale_op=None, attrs_of=None, fill=None):
                         not (recording[0] or grad.enabled):
                     return make(out)
                 return make(out, False,
-                                GradNode(op, defaults, (self, other), (a, b), (out,)), 0)
+                            GradNode(op, defaults, (self, other), (a, b), (out,)), 0)
         elif (tp is float or tp is int) and BIND[0] is run_op:
             a = self._data
             if type(a) is _ndarray:
@@ -185,7 +185,7 @@ def fast_operator(name, op, general, scale_op=None, attrs_of=None, fill=None):
                         if self.stop_gradient or not (RECORDING[0] or GRAD.enabled):
                             return wrap(out)
                         return wrap(out, False, GradNode(scale_op, attrs, (self, None),
-                                                           (a, None), (out,)), 0)
+                                                         (a, None), (out,)), 0)
         return general(self, other)
 
     method.__name__ = method.__qualname__ = general.__name__

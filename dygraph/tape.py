@@ -523,5 +523,5 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             out.append(g)
         else:
             out.append(wrap(g if g.shape == t._data.shape else
-                              np.broadcast_to(g, t._data.shape).copy()))
+                            np.broadcast_to(g, t._data.shape).copy()))
     return out

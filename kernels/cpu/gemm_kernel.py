@@ -73,7 +73,12 @@ def _ir(vw, opaque, mr, nr):
     """The IR text of kernel ``gemm_rows_<mr>x<nr>`` (an mr x nr * vw block in
     registers) for ``vw``-lane vectors (``opaque``: LLVM >= 15 intrinsic names for
     pointers).  Loops: chunks of ``cb`` column blocks (lc), row blocks (ob), the
-    chunk's column blocks (lb), K."""
+    chunk's column blocks (lb), K.  Column blocks are numbered over the segments
+    (``nseg`` of ``seglen`` columns, ``bps`` blocks each): block lb is block
+    ``lb % bps`` of segment ``lb / bps``, read from x column ``xcol[seg]`` and
+    stored at output column ``coff[seg]`` (one segment at 0, 0: plain columns).
+    The stores: plain for full blocks, masked at edges; with ``epi`` the bias,
+    a residual and a clamp (none, relu, or general: ``kind`` 0, 1, 2) first."""
     v = "<%d x float>" % vw
     mask_t = "<%d x i1>" % vw
     sfx = "p0" if opaque else "p0v%df32" % vw
@@ -88,8 +93,8 @@ def _ir(vw, opaque, mr, nr):
         "entry:",
         "  %epi = icmp ne i64 %epi_in, 0",
         "  %hasrb = icmp ne i64 %hasr, 0",
-        "  %tieb = icmp ne i64 %tie, 0"] + _splats(vw, [("%lov", "float", "%lo"), ("%hiv", "float", "%hi"),
-                                                    ("%tiev", "i1", "%tieb")]) + [
+        "  %tieb = icmp ne i64 %tie, 0"] + _splats(vw, [
+            ("%lov", "float", "%lo"), ("%hiv", "float", "%hi"), ("%tiev", "i1", "%tieb")]) + [
         "  %nob0 = add i64 %nrows, " + str(mr - 1),
         "  %nob = udiv i64 %nob0, " + str(mr),
         "  %lastrow = sub i64 %nrows, 1",
