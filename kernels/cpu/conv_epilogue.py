@@ -26,9 +26,10 @@ relu 15.3 -> 9.5 ms, 16x128x56x56 -> 128 12.2 -> 9.1 ms, batch 1 0.57 ->
 import numpy as np
 
 from ...ops.registry import get_op
-from .activation import ACTIVATIONS, ACTIVATIONS_INTO
+from .activation import ACTIVATIONS, ACTIVATIONS_INTO, SIGMOID_COMPILED_MIN
 from .depthwise import _U
 from .fused_elementwise import activation_into, compiled_kernel, _NUMBA_FLOATS
+from . import sigmoid_kernel
 
 __all__ = ["CLAMPS", "epilogue", "activate", "fc_epilogue"]
 
@@ -109,6 +110,11 @@ def activate(out, act, alpha):
     into = ACTIVATIONS_INTO.get(act)
     if into is not None:
         return into[0](out)
+    if act in sigmoid_kernel.KINDS and type(out) is np.ndarray and out.dtype == np.float32 \
+            and out.flags.c_contiguous and out.size >= SIGMOID_COMPILED_MIN and \
+            sigmoid_kernel.available():
+        return sigmoid_kernel.sigmoid_rows(out.reshape(1, 1, -1), None, None, act,
+                                           _beta(act)).reshape(out.shape)
     key = (act, alpha, out.dtype)
     entry = _ACT_ATTRS.get(key)
     if entry is None:
@@ -146,6 +152,36 @@ def epilogue(act, alpha, dtype, residual=None):
     return with_residual
 
 
+def _beta(act):
+    """The sigmoid's scale of ``act`` with its op's default attrs (swish's beta)."""
+    return float(get_op(act).default_attrs.get("beta", 1.0))
+
+
+def _sigmoid_fits(res, bias, residual):
+    """The arrays the compiled sigmoid pass takes (else numpy's passes run: below
+    ``SIGMOID_COMPILED_MIN`` elements too, as the unfused op decides)."""
+    def plain(a):
+        return type(a) is np.ndarray and a.dtype == np.float32 and a.flags.c_contiguous
+    return plain(res) and res.ndim >= 2 and res.size >= SIGMOID_COMPILED_MIN and \
+        (bias is None or (bias.dtype == np.float32 and bias.shape == (res.shape[1],))) and \
+        (residual is None or (plain(residual) and residual.shape == res.shape))
+
+
+def _sigmoid_epilogue(act, fallback):
+    """swish/silu/sigmoid: bias, residual and the activation in one compiled pass
+    (kernels/cpu/sigmoid_kernel.py, the unfused ops' own pass: the same bits);
+    ``fallback`` where the arrays do not fit it."""
+    beta = _beta(act)
+
+    def bias_sigmoid(res, bias, start=0, residual=None):
+        if residual is not None:
+            residual = residual[start:start + res.shape[0]]
+        if not _sigmoid_fits(res, bias, residual):
+            return fallback(res, bias, 0, residual)
+        return sigmoid_kernel.sigmoid_rows(res, bias, residual, act, beta)
+    return bias_sigmoid
+
+
 def _make(act, alpha, dtype):
     def _numpy(res, bias, start=0, residual=None):
         if bias is not None:
@@ -154,6 +190,8 @@ def _make(act, alpha, dtype):
             res += residual[start:start + res.shape[0]]
         return activate(res, act, alpha)
 
+    if act in sigmoid_kernel.KINDS and dtype == np.float32 and sigmoid_kernel.available():
+        return _sigmoid_epilogue(act, _numpy)
     clamp = CLAMPS.get(act)
     kernel = compiled_kernel(_bias_clamp) if clamp is not None and dtype in _NUMBA_FLOATS else None
     if kernel is None:
