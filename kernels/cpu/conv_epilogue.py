@@ -65,6 +65,30 @@ def _bias_clamp(a, bias, resid, has_resid, lo, hi, tie):
                     r[j] = v
 
 
+def _bias_hard(a, bias, resid, has_resid, swish, p0, p1, p2, z, one):
+    """(row + bias[c]) (+ residual), then hard_swish (``swish``: v * clip(v + p0, 0,
+    p1) / p2) or hard_sigmoid (clip(v * p0 + p1, 0, 1)): the scalar code of the
+    activation ops' compiled passes (fused_elementwise.py), so the same bits."""
+    m, o, n = a.shape
+    un = _U(n)
+    for s in range(m):
+        for c in range(o):
+            r = a[s, c]
+            q = resid[s, c]
+            bo = bias[c]
+            for j in range(un):
+                v = r[j] + bo
+                if has_resid:
+                    v = v + q[j]
+                if swish:
+                    t = v + p0
+                    t = z if t < z else p1 if t > p1 else t
+                    r[j] = (v * t) / p2
+                else:
+                    t = v * p0 + p1
+                    r[j] = z if t < z else one if t > one else t
+
+
 def _rows_bias_relu(a, bias, relu, z):
     """sampan_fc's bias (over the last axis) and relu, np.maximum's rule
     (``z``: +0.0 in the dtype)."""
@@ -157,16 +181,6 @@ def _beta(act):
     return float(get_op(act).default_attrs.get("beta", 1.0))
 
 
-def _sigmoid_fits(res, bias, residual):
-    """The arrays the compiled sigmoid pass takes (else numpy's passes run: below
-    ``SIGMOID_COMPILED_MIN`` elements too, as the unfused op decides)."""
-    def plain(a):
-        return type(a) is np.ndarray and a.dtype == np.float32 and a.flags.c_contiguous
-    return plain(res) and res.ndim >= 2 and res.size >= SIGMOID_COMPILED_MIN and \
-        (bias is None or (bias.dtype == np.float32 and bias.shape == (res.shape[1],))) and \
-        (residual is None or (plain(residual) and residual.shape == res.shape))
-
-
 def _sigmoid_epilogue(act, fallback):
     """swish/silu/sigmoid: bias, residual and the activation in one compiled pass
     (kernels/cpu/sigmoid_kernel.py, the unfused ops' own pass: the same bits);
@@ -176,10 +190,47 @@ def _sigmoid_epilogue(act, fallback):
     def bias_sigmoid(res, bias, start=0, residual=None):
         if residual is not None:
             residual = residual[start:start + res.shape[0]]
-        if not _sigmoid_fits(res, bias, residual):
-            return fallback(res, bias, 0, residual)
+        if res.size < SIGMOID_COMPILED_MIN or not _rows_fit(res, bias, residual, np.float32):
+            return fallback(res, bias, 0, residual)     # (small: as the unfused op decides)
         return sigmoid_kernel.sigmoid_rows(res, bias, residual, act, beta)
     return bias_sigmoid
+
+
+def _hard_epilogue(act, dtype, kernel, fallback):
+    """hard_swish/hard_sigmoid: bias, residual and the activation in one compiled
+    pass (before: numpy's bias and residual passes, then the activation's)."""
+    a = get_op(act).default_attrs
+    swish = act == "hard_swish"
+    t = dtype.type
+    params = (t(a["offset"]), t(a["threshold"]), t(a["scale"])) if swish else \
+        (t(a["slope"]), t(a["offset"]), t(1))
+    identity = {}
+
+    def bias_hard(res, bias, start=0, residual=None):
+        if residual is not None:
+            residual = residual[start:start + res.shape[0]]
+        if not _rows_fit(res, bias, residual, dtype):
+            return fallback(res, bias, 0, residual)
+        o = res.shape[1]
+        if bias is None:
+            bias = identity.get(o)
+            if bias is None:
+                bias = identity[o] = np.full(o, -0.0, dtype)
+        r3 = res.reshape(res.shape[0], o, -1)
+        kernel(r3, bias, r3 if residual is None else residual.reshape(r3.shape),
+               residual is not None, swish, *params, t(0), t(1))
+        return res
+    return bias_hard
+
+
+def _rows_fit(res, bias, residual, dtype):
+    """Arrays a compiled epilogue pass takes: C-contiguous ndarrays of ``dtype``,
+    (N, O, ...) with an (O,) bias and a residual shaped as ``res``."""
+    def plain(x):
+        return type(x) is np.ndarray and x.dtype == dtype and x.flags.c_contiguous
+    return plain(res) and res.ndim >= 2 and \
+        (bias is None or (bias.dtype == dtype and bias.shape == (res.shape[1],))) and \
+        (residual is None or (plain(residual) and residual.shape == res.shape))
 
 
 def _make(act, alpha, dtype):
@@ -192,6 +243,10 @@ def _make(act, alpha, dtype):
 
     if act in sigmoid_kernel.KINDS and dtype == np.float32 and sigmoid_kernel.available():
         return _sigmoid_epilogue(act, _numpy)
+    if act in ("hard_swish", "hard_sigmoid") and dtype in _NUMBA_FLOATS:
+        hard = compiled_kernel(_bias_hard)
+        if hard is not None:
+            return _hard_epilogue(act, dtype, hard, _numpy)
     clamp = CLAMPS.get(act)
     kernel = compiled_kernel(_bias_clamp) if clamp is not None and dtype in _NUMBA_FLOATS else None
     if kernel is None:

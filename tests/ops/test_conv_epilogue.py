@@ -11,7 +11,8 @@ from sampan.kernels.cpu.activation import ACTIVATIONS
 from sampan.kernels.cpu.conv_epilogue import epilogue
 from sampan.ops.registry import get_op
 
-ACTS = ["", "relu", "relu6", "hard_swish", "leaky_relu", "sigmoid", "swish", "silu"]
+ACTS = ["", "relu", "relu6", "hard_swish", "hard_sigmoid", "leaky_relu", "sigmoid", "swish",
+        "silu"]
 SPECIAL = [-0.0, 0.0, np.nan, np.inf, -np.inf, 6.0, -6.0, 5.999, 1e-30, -1e-30]
 
 
