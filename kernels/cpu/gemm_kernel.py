@@ -271,14 +271,12 @@ def _ir(vw, opaque, mr, nr):
 
 
 def _splats(vw, items):
-    """IR splatting scalars to vectors: (name, element type, scalar) each."""
-    lines = []
+    """IR lines splatting scalars to vectors: (name, element type, scalar) each
+    (``Emitter.splat``'s lines, for this module's plain-string IR)."""
+    e = llvm_jit.Emitter(vw, llvm_jit.intrinsics(vw))
     for name, ty, scalar in items:
-        vt = "<%d x %s>" % (vw, ty)
-        lines += ["  %ss = insertelement %s undef, %s %s, i32 0" % (name, vt, ty, scalar),
-                  "  %s = shufflevector %s %ss, %s undef, <%d x i32> zeroinitializer"
-                  % (name, vt, name, vt, vw)]
-    return lines
+        e.splat(name, scalar, ty)
+    return e.lines
 
 
 def _batch_ir(mr, nr):

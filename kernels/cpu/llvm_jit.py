@@ -140,6 +140,10 @@ class Emitter:
         self(name + "s = insertelement " + vt + " undef, " + ty + " " + scalar + ", i32 0",
              name + " = shufflevector " + vt + " " + name + "s, " + vt + " undef, {ZERO}")
 
+    def const(self, x):
+        """The float vector literal with ``x`` in every lane."""
+        return "<%s>" % ", ".join(["float " + float_literal(x)] * self.vw)
+
     def combo(self, row, terms):
         """``sum_k row[k] * terms[k]`` (integer coefficients, zeros skipped)."""
         acc = None
@@ -149,8 +153,7 @@ class Emitter:
             if abs(coef) != 1:
                 self.n += 1
                 scaled = "%%s%d" % self.n
-                self("{r} = fmul {V} {a}, <{c}>", r=scaled, a=term,
-                     c=", ".join(["float " + float_literal(abs(coef))] * self.vw))
+                self("{r} = fmul {V} {a}, {c}", r=scaled, a=term, c=self.const(abs(coef)))
                 term = scaled
             self.n += 1
             r = "%%s%d" % self.n

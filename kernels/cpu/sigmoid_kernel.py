@@ -38,13 +38,9 @@ _POLY = (1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
 _LN2_HI, _LN2_LO = 0.693359375, -2.12194440e-4
 
 
-def _splat_const(e, x):
-    return "<%s>" % ", ".join(["float " + llvm_jit.float_literal(x)] * e.vw)
-
-
 def _exp_ir(e, t, out):
     """``out`` = exp(``t``) (vector names) by the scheme in the module docstring."""
-    c = lambda x: _splat_const(e, x)            # noqa: E731
+    c = e.const
     e("%{o}_gt = fcmp ogt {V} {t}, {hi}", "%{o}_t1 = select {M} %{o}_gt, {V} {hi}, {V} {t}",
       "%{o}_lt = fcmp olt {V} %{o}_t1, {lo}",
       "%{o}_t = select {M} %{o}_lt, {V} {lo}, {V} %{o}_t1",
@@ -101,7 +97,7 @@ def _rows_ir(e):
       "%q = getelementptr float, float* %res, i64 %at", "%qv = bitcast float* %q to {V}*",
       "%rv = call {V} @{LOAD}({V}* %qv, i32 4, {M} %rm, {V} {negz})",
       "%v0 = fadd {V} %x, %bv", "%v = fadd {V} %v0, %rv",
-      "%bx = fmul {V} %v, %betav", "%t = fneg {V} %bx", negz=_splat_const(e, -0.0))
+      "%bx = fmul {V} %v, %betav", "%t = fneg {V} %bx", negz=e.const(-0.0))
     _exp_ir(e, "%t", "ex")
     e("%den = fadd {V} %ex, {one}", "%s = fdiv {V} {one}, %den",
       "%sw = fmul {V} %v, %s", "%y = select i1 %issig, {V} %s, {V} %sw",
@@ -109,7 +105,7 @@ def _rows_ir(e):
       "%j.next = add i64 %j, {VW}", "%jm = icmp ult i64 %j.next, %L",
       "br i1 %jm, label %j_head, label %j_done", "j_done:",
       "%r.next = add i64 %r, 1", "%rmore = icmp ult i64 %r.next, %rows",
-      "br i1 %rmore, label %r_head, label %exit", "exit:", "ret void", one=_splat_const(e, 1.0))
+      "br i1 %rmore, label %r_head, label %exit", "exit:", "ret void", one=e.const(1.0))
     e.lines.append("}")
 
 
