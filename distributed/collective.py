@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..dygraph.aliases import write_data
 from ..dygraph import Tensor
 from ..dygraph.tensor import wrap
 from . import comm as _c
@@ -58,7 +59,7 @@ def _array(t):
 
 def _store(t, res):
     if res is not t._data:
-        t._data = res
+        write_data(t, res)
     t._bump_inplace_version()
 
 

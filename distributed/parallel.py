@@ -14,6 +14,7 @@ import contextlib
 
 import numpy as np
 
+from ..dygraph.aliases import write_data
 from ..dygraph import Tensor
 from ..ops import is_graph_value
 from ..nn import Layer
@@ -76,7 +77,7 @@ def sync_params_buffers(model, comm_group=None, src_rank=0, is_model_parallel=Fa
         a = t._data
         res = pg.bcast(a if a.flags.writeable else a.copy(), root)
         if res is not a:
-            t._data = res
+            write_data(t, res)
 
 
 class DataParallel(Layer):

@@ -31,6 +31,7 @@ def _fill(t, data, stop_gradient, node, slot, name):
     t._hooks = None
     t.persistable = False
     t._history = None     # autograd positions before in-place writes (engine.rebound)
+    t._alias = None       # (group, path) when it shares storage (dygraph/aliases.py)
 
 
 class Tensor:
@@ -42,7 +43,7 @@ class Tensor:
     gradients.
     """
     __slots__ = ("_data", "stop_gradient", "_node", "_slot", "_grad", "_name",
-                 "_hooks", "persistable", "_version", "_history", "__weakref__")
+                 "_hooks", "persistable", "_version", "_history", "_alias", "__weakref__")
 
     def __init__(self, value=None, place=None, persistable=False, zero_copy=False,
                  name=None, stop_gradient=True, dims=None, dtype=None, type=None):
@@ -76,6 +77,8 @@ class Tensor:
             data = to_backend(data, backend)
         _fill(self, data, bool(stop_gradient), None, 0, name)
         self.persistable = bool(persistable)
+        if isinstance(value, Tensor) and data is value._data:
+            _aliases.link(value, self, _aliases.DETACH)     # shares value's storage
 
     # ------------------------------------------------------------- data
     @property
@@ -219,10 +222,12 @@ class Tensor:
         if arr.dtype != self._data.dtype:
             raise ValueError(f"set_value on {self.name}: dtype {arr.dtype} does not match "
                              f"the tensor's dtype {self._data.dtype}")
-        self._data = to_backend(arr, backend_of(self._data)).copy()
+        _aliases.write_data(self, to_backend(arr, backend_of(self._data)).copy())
 
     def detach(self):
-        return wrap(self._data, True)
+        """A tensor over the same storage, out of autograd (a write into either is
+        seen by the other, as in Paddle)."""
+        return _aliases.link(self, wrap(self._data, True), _aliases.DETACH)
 
     def register_hook(self, hook):
         """Call ``hook(grad)`` when this tensor's gradient is computed; a returned
@@ -286,6 +291,7 @@ def wrap(data, stop_gradient=True, node=None, slot=0, name=None, cls=Tensor):
     t._hooks = None
     t.persistable = False
     t._history = None
+    t._alias = None
     return t
 
 
@@ -347,3 +353,5 @@ class Parameter(Tensor):
 
     __str__ = __repr__
 
+
+from . import aliases as _aliases   # noqa: E402  (it builds on Tensor and wrap above)

@@ -4,6 +4,7 @@ moment, inf_norm, beta1_pow_acc [1] starting at beta1), then, as Paddle's
 (name scope ``adamax``)."""
 import numpy as np
 
+from ..dygraph.aliases import write_data
 from ..ops import get_op, for_each_pair, update
 from .optimizer import Optimizer, _dtype_of
 
@@ -66,4 +67,4 @@ class Adamax(Optimizer):
         acc = self._accumulators[self._beta1_pow_acc_str][param.name]
         out = update("scale", {"X": acc}, acc, {"scale": beta1})
         if out is not acc:           # eagerly: a new tensor, written back
-            acc._data = out._data
+            write_data(acc, out._data)

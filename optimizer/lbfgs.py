@@ -6,6 +6,7 @@ returns the loss)."""
 from collections import defaultdict
 from functools import reduce
 
+from ..dygraph.aliases import write_data
 from ..dygraph import Tensor, no_grad, enable_grad
 from ..ops import in_dynamic_mode
 from .. import tensor as T
@@ -131,7 +132,7 @@ def _strong_wolfe(obj_func, xk, alpha, d, loss, grad, gtd, c1=1e-4, c2=0.9,
 
 def _write(dst, src):
     """``paddle.assign(src, dst)`` eagerly: ``dst`` takes ``src``'s values."""
-    dst._data = src._data.astype(dst._data.dtype, copy=True)
+    write_data(dst, src._data.astype(dst._data.dtype, copy=True))
 
 
 class LBFGS(Optimizer):

@@ -27,6 +27,7 @@ import re
 
 import numpy as np
 
+from ..dygraph.aliases import write_data
 from ..dygraph import Tensor, no_grad
 from ..dygraph.tensor import wrap
 from ..ops import bind, create_state, for_each_pair, is_graph_value, name_scope, op_role, update
@@ -234,8 +235,8 @@ class Optimizer:
         for t, o in zip(targets, outs):
             if t is not None and o is not None:
                 d = getattr(o, "_data", None)
-                if d is not None and d is not t._data:
-                    t._data = d
+                if d is not None and (d is not t._data or t._alias is not None):
+                    write_data(t, d)     # a fresh array, or t's views must see it
         return outs
 
     # ------------------------------------------------------------- regularization
@@ -426,7 +427,7 @@ def _load_into(t, value, name):
         else:
             raise ValueError(f"optimizer state {name}: the saved value has shape "
                              f"{list(a.shape)} but the optimizer holds shape {t.shape}")
-    t._data = np.array(a, dtype=t._data.dtype)
+    write_data(t, np.array(a, dtype=t._data.dtype))
 
 
 def _check_lr(lr, cls):

@@ -1,6 +1,7 @@
 """``paddle.optimizer.SGD``: ``param -= lr * grad`` (the ``sgd`` op)."""
 import numpy as np
 
+from ..dygraph.aliases import write_data
 from ..ops import bind, get_op
 from .optimizer import Optimizer
 
@@ -36,12 +37,12 @@ class SGD(Optimizer):
             entry = _SGD.eager_cache.get(p.dtype)
             if entry is not None and not entry[1]:
                 d = entry[0]([p, r, g, None], _SGD.default_attrs, None)[0]
-                if d is not p:
-                    param._data = d
+                if d is not p or param._alias is not None:
+                    write_data(param, d)
                 return None
         # hot path: default attrs, one in-place output to check
         outs = bind(_SGD, (param, lr, grad, None))
         d = getattr(outs[0], "_data", None)
-        if d is not None and d is not param._data:
-            param._data = d
+        if d is not None and (d is not param._data or param._alias is not None):
+            write_data(param, d)
         return outs

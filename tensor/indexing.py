@@ -11,12 +11,12 @@ place:
 
 In place, eagerly: the write runs as an ordinary op on a *snapshot* of ``x``
 (a new Tensor holding x's current array and autograd position), then ``x``
-takes the result's array and grad node.  No array is mutated, so tensors and
-grad nodes that saved x's old array keep the old values.  Limitation: an op
-recorded *before* the write that used ``x`` as an input reaches ``x``'s
-producer through the Tensor object at backward time, so it sees the new
-producer (the tape stores tensors, not (node, slot) edges).  Writing into a
-leaf that requires grad raises, as in Paddle, unless grad is disabled.
+takes the result's array and grad node.  No array is mutated, so grad nodes
+that saved x's old array keep the old values, and ops recorded before the
+write keep x's old autograd position (``engine.rebound``).  The tensors over
+x's storage (its views and base: ``x[1:3]`` is one, see
+``dygraph/aliases.py``) take the write too.  Writing into a leaf that requires
+grad raises, as in Paddle, unless grad is disabled.
 """
 import numbers
 
@@ -25,6 +25,7 @@ import numpy as np
 from ..dygraph.tensor import Tensor
 from ..dygraph.tensor import wrap
 from ..dygraph.engine import rebound
+from ..dygraph import aliases
 from ..dygraph.tape import is_grad_enabled
 from ..ops import bind, get_op, OpError, is_graph_value, update
 from ..ops.defs.indexing import BIG
@@ -60,18 +61,33 @@ def rebind(x, out, keep_grad=False):
     x._bump_inplace_version()
     if out._node is not None and not keep_grad:
         rebound(x, out._node, out._slot, False)   # earlier readers keep x's old position
+    if getattr(x, "_alias", None) is not None:     # x's views and base see the write
+        aliases.propagate(x, out, grad=not keep_grad)
     return x
 
 
-def inplace(x, fn):
-    """Run ``fn`` on a snapshot of ``x`` and rebind x to the result."""
+def inplace(x, fn, view=False):
+    """Run ``fn`` on a snapshot of ``x`` and rebind x to the result.
+    ``view``: fn is a view op (``reshape_``): x stays a view of what it viewed."""
     if not isinstance(x, Tensor):
         return rebind(x, fn(x))
     if not x.stop_gradient and x._node is None and is_grad_enabled():
         raise ValueError(f"Leaf Tensor ({x.name}) that doesn't stop gradient can't use "
                          "inplace strategy (wrap the write in paddle.no_grad())")
     old = wrap(x._data, x.stop_gradient, x._node, x._slot)
-    return rebind(x, fn(old))
+    aliases.QUIET.depth += 1
+    try:
+        out = fn(old)
+    finally:
+        aliases.QUIET.depth -= 1
+    if not view:
+        return rebind(x, out)
+    alias, x._alias = getattr(x, "_alias", None), None
+    rebind(x, out)
+    if alias is not None:
+        x._alias = alias
+        aliases.extend(x, fn)
+    return x
 
 
 # ------------------------------------------------------------ functions
@@ -474,8 +490,8 @@ def _index_columns(p):
 def getitem(x, index):
     p = _Index(x, index)
     y = _basic(x, p)
-    if not p.adv:
-        return y
+    if not p.adv:      # a basic index is a view of x (Paddle shares the storage)
+        return aliases.link(x, y, lambda b: _basic(b, _Index(b, index)))
     y, _ = _move_first(y, p)
     if len(p.adv) == 1 and _is_bool_dtype(p.adv[0][1]):
         out = gather_nd(y, nonzero(p.adv[0][1]))

@@ -20,6 +20,7 @@ import warnings
 
 import numpy as np
 
+from ..dygraph.aliases import write_data
 from ..dygraph.tensor import Tensor
 from ..ops import bind, get_op, is_graph_value, OpError
 from ..ops.dtypes import to_np_dtype
@@ -207,7 +208,7 @@ def copy_(x, other, blocking):
         raise OpError(f"Tensor {x.name} has different data type ({x.dtype.name}) with Tensor "
                       f"{other.name} ({other.dtype.name}), Tensor Copy cannot be performed!",
                       kind=RuntimeError)
-    x._data = other._data.copy()
+    write_data(x, other._data.copy())
     return None
 
 

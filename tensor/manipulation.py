@@ -9,6 +9,7 @@ import numbers
 
 import numpy as np
 
+from ..dygraph.aliases import view_op
 from ..ops import bind, get_op, OpError
 from ..ops.meta_rules import norm_axis
 from .creation import full, is_var, int_list_args as _int_list_args
@@ -48,6 +49,7 @@ def _axes(axis):
 
 
 # ------------------------------------------------------------ reshape family
+@view_op
 def reshape(x, shape, name=None):
     ints, st, sl = int_list_args(shape)
     if st is None and sl is None:
@@ -57,9 +59,10 @@ def reshape(x, shape, name=None):
 
 def reshape_(x, shape, name=None):
     from .indexing import inplace
-    return inplace(x, lambda t: reshape(t, shape))
+    return inplace(x, lambda t: reshape(t, shape), view=True)
 
 
+@view_op
 def transpose(x, perm, name=None):
     return bind(_OPS["transpose2"], (x,), {"axis": [int(p) for p in perm]})[0]
 
@@ -83,6 +86,7 @@ def moveaxis(x, source, destination, name=None):
     return transpose(x, [p if p is not None else next(it) for p in perm])
 
 
+@view_op
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
     # Paddle writes the axes normalized (as given for a 0-D x); the op checks the range
     start_axis, stop_axis = int(start_axis), int(stop_axis)
@@ -96,18 +100,20 @@ def flatten(x, start_axis=0, stop_axis=-1, name=None):
 
 def flatten_(x, start_axis=0, stop_axis=-1, name=None):
     from .indexing import inplace
-    return inplace(x, lambda t: flatten(t, start_axis, stop_axis))
+    return inplace(x, lambda t: flatten(t, start_axis, stop_axis), view=True)
 
 
+@view_op
 def squeeze(x, axis=None, name=None):
     return bind(_OPS["squeeze2"], (x,), {"axes": _axes(axis)})[0]
 
 
 def squeeze_(x, axis=None, name=None):
     from .indexing import inplace
-    return inplace(x, lambda t: squeeze(t, axis))
+    return inplace(x, lambda t: squeeze(t, axis), view=True)
 
 
+@view_op
 def unsqueeze(x, axis, name=None):
     ints, at, al = int_list_args(axis, "axis")
     return bind(_OPS["unsqueeze2"], (x, at, al), {"axes": [] if at is not None or al else ints})[0]
@@ -115,7 +121,7 @@ def unsqueeze(x, axis, name=None):
 
 def unsqueeze_(x, axis, name=None):
     from .indexing import inplace
-    return inplace(x, lambda t: unsqueeze(t, axis))
+    return inplace(x, lambda t: unsqueeze(t, axis), view=True)
 
 
 # ------------------------------------------------------------ concat / split / stack
@@ -167,6 +173,7 @@ def unstack(x, axis=0, num=None):
     return list(bind(_OPS["unstack"], (x,), {"axis": int(axis), "num": n})[0])
 
 
+@view_op
 def unbind(input, axis=0):
     return list(bind(_OPS["unbind"], (input,), {"axis": int(axis)})[0])
 
@@ -191,6 +198,7 @@ def _infer_flags(n, lists, whole=False):
     return flags
 
 
+@view_op
 def slice(input, axes, starts, ends):
     # Paddle writes a negative axis counted from the end (an out-of-range one,
     # which Paddle clamps into a wrong shape, is left for the op to refuse)
@@ -204,6 +212,7 @@ def slice(input, axes, starts, ends):
     return bind(_OPS["slice"], (input, st, et, sl, el), attrs)[0]
 
 
+@view_op
 def strided_slice(x, axes, starts, ends, strides, name=None):
     axes = _axes(axes)
     n = len(axes)

@@ -15,6 +15,9 @@ import numbers
 
 import numpy as np
 
+from ..dygraph.aliases import view_op
+from ..dygraph import aliases
+from ..dygraph.tensor import Tensor
 from ..ops import bind, get_op
 from ..ops.dtypes import to_enum, to_np_dtype
 from ..ops.meta_rules import broadcast_shapes, norm_axis
@@ -118,6 +121,7 @@ def diagflat(x, offset=0, name=None):
     return bind(_OPS["diag_v2"], (x,), {"offset": offset, "padding_value": 0.0})[0]
 
 
+@view_op
 def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
     return bind(_OPS["diagonal"], (x,),
                 {"offset": int(offset), "axis1": int(axis1), "axis2": int(axis2)})[0]
@@ -228,11 +232,11 @@ def t_(input, name=None):
     if _ndim(input) > 2:
         raise ValueError(f"t_: input must have rank <= 2, got shape {list(input.shape)} "
                          f"(use paddle.transpose_)")
-    return input if _ndim(input) < 2 else I.inplace(input, lambda v: M.transpose(v, [1, 0]))
+    return input if _ndim(input) < 2 else I.inplace(input, lambda v: M.transpose(v, [1, 0]), view=True)
 
 
 def transpose_(x, perm, name=None):
-    return I.inplace(x, lambda v: M.transpose(v, perm))
+    return I.inplace(x, lambda v: M.transpose(v, perm), view=True)
 
 
 # ------------------------------------------------------------ views and reshapes
@@ -240,12 +244,14 @@ def view(x, shape_or_dtype, name=None):
     """x with another shape (no -1; the same number of elements) or its bytes
     read as another dtype (the last dim scales with the item size)."""
     if isinstance(shape_or_dtype, (list, tuple)):
-        return bind(_OPS["view_shape"], (x,), {"dims": [int(d) for d in shape_or_dtype]})[0]
+        return view_as(x, shape_or_dtype)     # shares x's storage
     return bind(_OPS["view_dtype"], (x,), {"dtype": to_enum(shape_or_dtype)})[0]
 
 
+@view_op
 def view_as(x, other, name=None):
-    return bind(_OPS["view_shape"], (x,), {"dims": [int(d) for d in other.shape]})[0]
+    dims = other if isinstance(other, (list, tuple)) else other.shape
+    return bind(_OPS["view_shape"], (x,), {"dims": [int(d) for d in dims]})[0]
 
 
 def unflatten(x, axis, shape, name=None):
@@ -262,6 +268,7 @@ def unflatten(x, axis, shape, name=None):
     return M.reshape(x, new)
 
 
+@view_op
 def unfold(x, axis, size, step, name=None):
     """Windows of ``size`` elements every ``step`` along ``axis``: that dim
     becomes the window count and a last dim of ``size`` is added."""
@@ -272,9 +279,17 @@ def unfold(x, axis, size, step, name=None):
 def as_strided(x, shape, stride, offset=0, name=None):
     """The elements of x's buffer at ``offset`` bytes + sum(i_k * stride_k)
     elements, as a tensor of ``shape``."""
-    return bind(_OPS["as_strided"], (x,), {"dims": [int(d) for d in shape],
-                                           "stride": [int(s) for s in stride],
-                                           "offset": int(offset)})[0]
+    attrs = {"dims": [int(d) for d in shape], "stride": [int(s) for s in stride],
+             "offset": int(offset)}
+    out = bind(_OPS["as_strided"], (x,), attrs)[0]
+    if aliases.QUIET.depth or not isinstance(x, Tensor):
+        return out
+    items = int(offset) // np.dtype(to_np_dtype(x.dtype)).itemsize   # the offset in elements
+
+    def again(b):      # the same elements of b, whatever b's item size (index maps)
+        size = np.dtype(to_np_dtype(b.dtype)).itemsize
+        return bind(_OPS["as_strided"], (b,), dict(attrs, offset=items * size))[0]
+    return aliases.link(x, out, again)
 
 
 def vsplit(x, num_or_sections, name=None):

@@ -18,6 +18,7 @@ NotImplementedError saying that sparse tensors are not supported.
 """
 import numpy as np
 
+from ..dygraph.aliases import write_data
 from ..dygraph.tensor import Tensor
 from ..dygraph.tensor import wrap
 from ..kernels.place import CPUPlace, CUDAPlace, CUDAPinnedPlace, Place, place_of_array
@@ -169,7 +170,7 @@ def to(x, *args, **kwargs):
         place = CPUPlace()            # pinned memory is host memory
     if place is not None and place_of_array(a) != place:
         a = to_backend(a, place.backend)
-    x._data = a
+    write_data(x, a)
     return x
 
 
@@ -185,7 +186,7 @@ def _data_set(x, other):
     """``x.data = other``: x takes other's values (shape and dtype too)."""
     if not isinstance(other, Tensor):
         raise TypeError(f"Tensor.data must be set to a Tensor, got {type(other).__name__}")
-    x._data = other._data
+    write_data(x, other._data)
 
 
 def pin_memory(x):
@@ -224,7 +225,7 @@ class DenseTensor:
         a = np.array(array)
         if place is not None and not isinstance(place, (CPUPlace, CUDAPinnedPlace)):
             a = to_backend(a, place.backend)
-        self._t._data = a
+        write_data(self._t, a)
 
     def numpy(self):
         return np.asarray(to_backend(self._t._data, "CPU"))
@@ -255,7 +256,7 @@ def reconstruct_from_(x, other):
     """x takes ``other``'s memory (shape and dtype too); returns None."""
     if not isinstance(other, Tensor):
         raise TypeError(f"reconstruct_from_ needs a Tensor, got {type(other).__name__}")
-    x._data = other._data
+    write_data(x, other._data)
 
 
 def create_tensor(x, *args, **kwargs):

@@ -35,7 +35,7 @@ from ...ops.defs.fused_elementwise import FUSED_OP, steps_of
 from ..registry import kernel, select_kernel, KernelKey, CPU, ANY
 from .fused_loops import LoopKernel, in_place
 
-__all__ = ["numba_available", "compiled_kernel", "scalar_code", "REDUCTIONS", "compiled", "unfused",
+__all__ = ["numba_available", "cached_njit", "compiled_kernel", "scalar_code", "REDUCTIONS", "compiled", "unfused",
            "activation_into"]
 
 _NUMBA = []
@@ -54,6 +54,35 @@ def numba_available():
     return _NUMBA[0]
 
 
+def cached_njit(fn, **options):
+    """``numba.njit(cache=True, nogil=True, **options)(fn)`` whose on-disk cache
+    cannot fail a call.  numba's cache files are not safe against processes
+    compiling the same function at once (numba issue 4807: a save raises
+    KeyError, then ReferenceError "underlying object has vanished", and a
+    half-written index fails later loads); here a failed save is skipped and a
+    failed load compiles in memory, as a miss would."""
+    import numba
+    dispatcher = numba.njit(cache=True, nogil=True, **options)(fn)
+    cache = getattr(dispatcher, "_cache", None)
+    if cache is not None and hasattr(cache, "save_overload"):
+        save, load = cache.save_overload, cache.load_overload
+
+        def save_quietly(sig, data):
+            try:
+                save(sig, data)
+            except Exception:       # another process's files: keep the compiled code
+                pass
+
+        def load_quietly(sig, context):
+            try:
+                return load(sig, context)
+            except Exception:
+                return None
+
+        cache.save_overload, cache.load_overload = save_quietly, load_quietly
+    return dispatcher
+
+
 _KERNELS = {}
 
 
@@ -66,7 +95,7 @@ def compiled_kernel(fn):
         if numba_available():
             try:
                 import numba
-                kernel = numba.njit(cache=True, nogil=True)(fn)
+                kernel = cached_njit(fn)
             except Exception:       # a numba that cannot compile it
                 kernel = None
         _KERNELS[fn] = kernel

@@ -206,7 +206,8 @@ def matrix_power(ins, attrs, need):
     x, n = ins[0], attrs["n"]
     if n < 0:
         x, n = inv(x), -n
-    return (np.asarray(np.linalg.matrix_power(x, n), dtype=ins[0].dtype),)
+    out = np.asarray(np.linalg.matrix_power(x, n), dtype=ins[0].dtype)
+    return (out.copy() if n == 1 and np.may_share_memory(out, ins[0]) else out,)
 
 
 @kernel("multi_dot", dtypes=F)

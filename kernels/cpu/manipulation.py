@@ -111,7 +111,8 @@ def split(ins, attrs, need):
     axis = axis + x.ndim if axis < 0 else axis
     sections = ints_of(None, sl, attrs["sections"])
     sizes = split_sizes(x.shape[axis], attrs["num"], sections)
-    return (np.split(x, np.cumsum(sizes)[:-1], axis=axis),)
+    # copies: Paddle's split results do not share x's memory (tests/ops/test_views.py)
+    return ([p.copy() for p in np.split(x, np.cumsum(sizes)[:-1], axis=axis)],)
 
 
 @kernel("stack", dtypes=ALL)
@@ -129,10 +130,14 @@ def stack_grad(ins, attrs, need):
     return (_unstack(ins[0], attrs["axis"]),)
 
 
-@kernel("unstack", dtypes=NUMERIC)   # Paddle: no bool unstack, a bool unbind
 @kernel("unbind", dtypes=ALL)
+def unbind(ins, attrs, need):
+    return (_unstack(ins[0], attrs["axis"]),)       # views of x, as Paddle's
+
+
+@kernel("unstack", dtypes=NUMERIC)   # Paddle: no bool unstack, a bool unbind
 def unstack(ins, attrs, need):
-    return (_unstack(ins[0], attrs["axis"]),)
+    return ([a.copy() for a in _unstack(ins[0], attrs["axis"])],)   # copies, as Paddle's
 
 
 @kernel("unstack_grad", dtypes=FLOATS)
@@ -203,7 +208,7 @@ def tile_grad(ins, attrs, need):
 @kernel("flip", dtypes=ALL)
 def flip(ins, attrs, need):
     axes = tuple(attrs["axis"])
-    return (np.flip(ins[0], axis=axes) if axes else ins[0],)
+    return (np.flip(ins[0], axis=axes).copy() if axes else ins[0].copy(),)
 
 
 def _roll_args(st, attrs):

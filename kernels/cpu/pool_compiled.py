@@ -32,7 +32,7 @@ for the 2x2 kernel, an odd tail the window would need, not float32/float64).
 import numpy as np
 
 # np.maximum's rule as scalar code, and the float dtypes numba compiles (no float16)
-from .fused_elementwise import numba_available, _max, _NUMBA_FLOATS as _DTYPES
+from .fused_elementwise import numba_available, cached_njit, _max, _NUMBA_FLOATS as _DTYPES
 # unsigned loop indices: numba's wrap-around of negative ones keeps strided reads scalar
 from .depthwise import _U, _U1, _U2
 
@@ -64,7 +64,7 @@ def _compiled():
             try:
                 import numba
                 mx = numba.njit(inline="always")(_max)
-                kernel = numba.njit(cache=True, nogil=True)(_pool)
+                kernel = cached_njit(_pool)
                 fn = (kernel, mx)
             except Exception:       # a numba that cannot compile it: the numpy path
                 fn = None
@@ -141,7 +141,7 @@ def _rows_kernel(is_max):
             try:
                 import numba
                 comb = numba.njit(inline="always")(_max if is_max else _sum)
-                kernel = numba.njit(cache=True, nogil=True)(_rows)
+                kernel = cached_njit(_rows)
                 fn = (kernel, comb)
             except Exception:
                 fn = None

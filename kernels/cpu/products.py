@@ -189,6 +189,8 @@ def einsum(ins, attrs, need):
                       f"they must match")
     e = parse_einsum(attrs["equation"], [x.shape for x in xs])
     out = einsum_eval(e, xs).astype(xs[0].dtype, copy=False)
+    if any(np.may_share_memory(out, x) for x in xs):    # "ij->ji", "ii->i": numpy views
+        out = out.copy()
     # InnerCache keeps the operands for the grad; XShape their shapes (no data)
     shapes = [np.broadcast_to(np.zeros((), x.dtype), x.shape) for x in xs]
     return out, list(xs), shapes

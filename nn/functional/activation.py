@@ -3,6 +3,7 @@
 Each function binds one op (see ops/defs/activation.py); arguments and
 defaults are Paddle 2.6's public ones, mapped onto the op's attributes.
 """
+from ...dygraph.aliases import write_data
 from ...ops import bind, get_op, OpError
 from ...dygraph.tensor import Tensor
 from ...tensor.math import cast
@@ -32,7 +33,7 @@ def _inplace(x, out):
     and x is returned; when out is on the tape it is returned as is (x is left
     unchanged: rebinding x would break the tape edges that already point at it)."""
     if isinstance(x, Tensor) and isinstance(out, Tensor) and out._node is None:
-        x._data = out._data
+        write_data(x, out._data)
         return x
     return out
 

@@ -9,6 +9,7 @@ so there is nothing to copy).
 """
 import numbers
 
+from ...dygraph.aliases import write_data
 from ...ops import bind, get_op, has_op, OpError
 from ... import tensor as T
 from .common import pad
@@ -36,7 +37,8 @@ def _write_back(dst, src):
     try:
         data[...] = new
     except (ValueError, TypeError):       # read-only or differently typed buffer
-        dst._data = new
+        data = new
+    write_data(dst, data)                 # (its views see the new statistics)
 
 
 def batch_norm(x, running_mean, running_var, weight, bias, training=False, momentum=0.9,

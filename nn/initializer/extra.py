@@ -7,6 +7,7 @@ in the parameter; given a static block they append Paddle 2.6's op sequence
 """
 import numpy as np
 
+from ...dygraph.aliases import write_data
 from ...dygraph.tensor import Tensor
 from ...ops import bind, get_op
 from ...ops.dtypes import to_np_dtype
@@ -34,7 +35,7 @@ def _set(param, value):
     if not isinstance(param, Tensor):
         raise TypeError(f"initializer: expected a Tensor or Parameter to fill, "
                         f"got {type(param).__name__}")
-    param._data = np.ascontiguousarray(value.astype(param._data.dtype, copy=False))
+    write_data(param, np.ascontiguousarray(value.astype(param._data.dtype, copy=False)))
 
 
 class Orthogonal(Initializer):

@@ -8,6 +8,7 @@ its output, as Paddle does in the startup program.
 """
 import math
 
+from ...dygraph.aliases import write_data
 from ...ops import bind, get_op
 from ...ops.dtypes import to_enum
 from ...dygraph.tensor import Tensor
@@ -69,7 +70,7 @@ def _emit(param, block, op_type, attrs):
     if list(value.shape) != list(param.shape):
         raise ValueError(f"initializer: op '{op_type}' produced shape {list(value.shape)} "
                          f"for parameter '{param.name}' of shape {list(param.shape)}")
-    param._data = value
+    write_data(param, value)
     return None
 
 

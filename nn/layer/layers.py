@@ -15,6 +15,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ...dygraph.aliases import write_data
 from ...dygraph.tensor import Tensor, Parameter
 from ...dygraph.tensor import wrap
 from ...program.variable import Parameter as StaticParameter
@@ -72,8 +73,8 @@ def set_tensor_value(t, value, what=None):
                          f"dtype {arr.dtype}")
     # (an ndarray subclass is CPU too: a LazyGuard parameter's Unallocated value)
     backend = "CPU" if isinstance(old, np.ndarray) else "GPU"
-    t._data = to_backend(np.array(arr, copy=True), backend) if backend != "CPU" \
-        else np.array(arr, copy=True)
+    write_data(t, to_backend(np.array(arr, copy=True), backend) if backend != "CPU"
+               else np.array(arr, copy=True))
 
 
 class Layer:
@@ -373,7 +374,7 @@ class Layer:
             if backend is not None:
                 data = to_backend(data, backend)
             if data is not t._data:
-                t._data = data
+                write_data(t, data)
                 if t._grad is not None:
                     t._grad = None
         if np_dtype is not None:
