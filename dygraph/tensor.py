@@ -291,8 +291,7 @@ def wrap(data, stop_gradient=True, node=None, slot=0, name=None, cls=Tensor):
     t._hooks = None
     t.persistable = False
     t._history = None
-    t._alias = None
-    return t
+    return t            # (``_alias`` stays unset: read with getattr, as ``_version``)
 
 
 class ZeroGrad(Tensor):

@@ -124,7 +124,8 @@ class OpDef:
 
     # ----------------------------------------------------------- attrs
     def complete_attrs(self, attrs):
-        """Defaults filled in, renames applied, unknown names refused."""
+        """Defaults filled in, renames applied, unknown names refused (except the
+        bookkeeping any Paddle op may carry: ``op_*`` and ``with_quant_attr``)."""
         if not attrs:
             if self.required_attrs:
                 raise OpError(f"op '{self.type}': missing required attribute(s) "
@@ -142,7 +143,7 @@ class OpDef:
         full = dict(self.default_attrs)
         for k, v in attrs.items():
             k = self.renames.get(k, k)
-            if k not in self.attr_specs and not k.startswith("op_"):
+            if k not in self.attr_specs and not k.startswith("op_") and k != "with_quant_attr":
                 raise OpError(f"op '{self.type}' has no attribute '{k}'; "
                               f"it has {sorted(self.attr_specs)}")
             full[k] = v

@@ -235,7 +235,7 @@ class Optimizer:
         for t, o in zip(targets, outs):
             if t is not None and o is not None:
                 d = getattr(o, "_data", None)
-                if d is not None and (d is not t._data or t._alias is not None):
+                if d is not None and (d is not t._data or getattr(t, "_alias", None) is not None):
                     write_data(t, d)     # a fresh array, or t's views must see it
         return outs
 

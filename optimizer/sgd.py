@@ -37,12 +37,12 @@ class SGD(Optimizer):
             entry = _SGD.eager_cache.get(p.dtype)
             if entry is not None and not entry[1]:
                 d = entry[0]([p, r, g, None], _SGD.default_attrs, None)[0]
-                if d is not p or param._alias is not None:
+                if d is not p or getattr(param, "_alias", None) is not None:
                     write_data(param, d)
                 return None
         # hot path: default attrs, one in-place output to check
         outs = bind(_SGD, (param, lr, grad, None))
         d = getattr(outs[0], "_data", None)
-        if d is not None and (d is not param._data or param._alias is not None):
+        if d is not None and (d is not param._data or getattr(param, "_alias", None) is not None):
             write_data(param, d)
         return outs

@@ -28,12 +28,7 @@ ENFORCED = ("", "Tensor", "linalg", "fft", "signal", "device", "jit", "regulariz
             "distribution", "text")
 
 # name (in namespace "" unless "ns:name") -> why sampan has no such name
-ALLOWED_MISSING = {
-    "inference:convert_to_mixed_precision": (
-        "rewrites a float32 model into a float16 one for a GPU/XPU backend; Paddle's CPU "
-        "build refuses the CPU backend and needs a GPU build for the others, so there is no "
-        "oracle on this machine for the cast placement it must match"),
-}
+ALLOWED_MISSING = {}
 
 
 def _api():
