@@ -31,6 +31,7 @@ numpy arrays do not share.
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
 import weakref
 
@@ -214,10 +215,17 @@ def write_data(t, data):
 def view_op(fn):
     """Decorate a function whose result is a view of its first argument (a
     tensor, or a list of them for ``unbind``): eager results join x's group."""
+    first = next(iter(inspect.signature(fn).parameters))     # x, or input
+
     @functools.wraps(fn)
-    def shared(x, *args, **kwargs):
-        out = fn(x, *args, **kwargs)
-        if QUIET.depth or not isinstance(x, Tensor):
+    def shared(*args, **kwargs):
+        out = fn(*args, **kwargs)
+        if QUIET.depth:
             return out
-        return link(x, out, lambda b: fn(b, *args, **kwargs))
+        if args:
+            x, rest = args[0], args[1:]
+            return link(x, out, lambda b: fn(b, *rest, **kwargs))
+        x = kwargs.get(first)
+        rest = {k: v for k, v in kwargs.items() if k != first}
+        return link(x, out, lambda b: fn(b, **rest))
     return shared

@@ -22,6 +22,7 @@ from ..kernels.transform import backend_of, transform_inputs
 from .tensor import Tensor
 from .tensor import wrap
 from ..ops.registry import Meta
+from ..ops.mode import BIND as _BIND
 
 _ndarray = np.ndarray
 class _GradMode(threading.local):
@@ -228,7 +229,8 @@ def run_op(op, ins, attrs=None):
                 return _run_general(op, ins, attrs)
             fast = entry[3] if default else None
             arrays = (d,)
-            outs = (fast(d),) if fast is not None else entry[0](arrays, attrs, None)
+            outs = (fast(d),) if fast is not None else \
+                entry[0](arrays, attrs, None if req else op.need_unrecorded)
         else:
             return _run_general(op, ins, attrs)
     except AttributeError:          # an absent input, or not a Tensor
@@ -246,7 +248,7 @@ def run_op(op, ins, attrs=None):
         return _wrap_outputs(op, outs, node)
     if n_out == 1:
         return (wrap(outs[0]),)
-    return tuple(None if o is None else wrap(o) for o in outs)
+    return tuple([None if o is None else wrap(o) for o in outs])
 
 
 def _wrap_outputs(op, outs, node):
@@ -300,11 +302,12 @@ def _finish(op, ins, arrays, attrs, entry, req):
     fn, moved, backend, _ = entry
     if moved:
         arrays = transform_inputs(arrays, backend)
+    record = req and (RECORDING[0] or GRAD.enabled) and op.records_grad
     try:
-        outs = fn(arrays, attrs, None)
+        outs = fn(arrays, attrs, None if record else op.need_unrecorded)
     except Exception as e:
         raise _wrap_error(op, arrays, attrs, e) from e
-    if req and (RECORDING[0] or GRAD.enabled) and op.records_grad:
+    if record:
         node = GradNode(op, attrs, ins, arrays, outs)
         if op.n_outputs == 1 and not op.list_outputs:
             return (wrap(outs[0], False, node, 0),)
@@ -313,7 +316,20 @@ def _finish(op, ins, arrays, attrs, entry, req):
         return tuple(_wrap_list(o, None, i) for i, o in enumerate(outs))
     if op.n_outputs == 1:
         return (wrap(outs[0]),)
-    return tuple(None if o is None else wrap(o) for o in outs)
+    return tuple([None if o is None else wrap(o) for o in outs])
+
+
+def unrecorded_array(x):
+    """The numpy array of eager tensor ``x`` when an op on it alone would run
+    plainly and record nothing (eager mode with no handler wrapping ``run_op``:
+    no AMP, no nan/inf check; x on the CPU; no gradient to record), else None.
+    Functions whose result is a numpy view of that array (reshape, transpose,
+    basic indexing) compute it directly then: the op's value, without the op."""
+    a = getattr(x, "_data", None)
+    if type(a) is not _ndarray or _BIND[0] is not run_op or \
+            not (x.stop_gradient or not (RECORDING[0] or GRAD.enabled)):
+        return None
+    return a
 
 
 set_mode_handler("eager", run_op)

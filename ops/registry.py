@@ -121,6 +121,10 @@ class OpDef:
                      self.eager_cache, self.records_grad, self.n_outputs)
         self.same_dtype_pairs = tuple((self.same_dtype_index[0], j)
                                       for j in self.same_dtype_index[1:])
+        # the outputs an eager call that records no gradient needs: all but the
+        # XShape of the reshape family (only their backward reads it); None: all
+        self.need_unrecorded = tuple(s.name != "XShape" for s in self.outputs) \
+            if any(s.name == "XShape" for s in self.outputs) else None
 
     # ----------------------------------------------------------- attrs
     def complete_attrs(self, attrs):

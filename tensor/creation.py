@@ -42,6 +42,12 @@ def int_list_args(value, what="shape", cast_int32=True):
     tensors to int32 and fill numbers of shape [] (Paddle's ShapeTensorList);
     the manipulation functions (``cast_int32=False``) pass tensors as they
     are and fill numbers of shape [1]."""
+    if type(value) is list or type(value) is tuple:    # the common case: Python ints
+        for v in value:
+            if type(v) is not int:
+                break
+        else:
+            return list(value), None, None
     if is_var(value):
         return [], value, None
     if isinstance(value, (numbers.Integral, np.integer)):

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..dygraph.tensor import Tensor
 from ..dygraph.tensor import wrap
-from ..dygraph.engine import rebound
+from ..dygraph.engine import rebound, unrecorded_array
 from ..dygraph import aliases
 from ..dygraph.tape import is_grad_enabled
 from ..ops import bind, get_op, OpError, is_graph_value, update
@@ -487,7 +487,42 @@ def _index_columns(p):
     return M.unsqueeze(cols[0], -1)
 
 
+def _plain(item):
+    """An index item numpy and Paddle read alike: an int, a slice of ints with a
+    positive step, None or Ellipsis (not a bool, a tensor or a list)."""
+    t = type(item)
+    if t is int or item is None or item is Ellipsis:
+        return True
+    if t is slice:
+        step = item.step
+        return (step is None or (type(step) is int and step > 0)) and \
+            (item.start is None or type(item.start) is int) and \
+            (item.stop is None or type(item.stop) is int)
+    return False
+
+
+def _numpy_view(x, index):
+    """``x[index]`` straight from numpy for an eager CPU tensor that records no
+    gradient and an index of ``_plain`` items (the slice op's result, computed
+    without building it), or None: the general path then runs (and words any
+    error)."""
+    a = unrecorded_array(x)
+    if a is None:
+        return None
+    if not (_plain(index) or (type(index) is tuple and all(_plain(i) for i in index))):
+        return None
+    try:
+        out = a[index]
+    except (IndexError, TypeError, ValueError):
+        return None
+    return wrap(out if type(out) is np.ndarray else np.asarray(out))
+
+
 def getitem(x, index):
+    if type(x) is Tensor:
+        y = _numpy_view(x, index)
+        if y is not None:
+            return aliases.link(x, y, lambda b: getitem(b, index))
     p = _Index(x, index)
     y = _basic(x, p)
     if not p.adv:      # a basic index is a view of x (Paddle shares the storage)

@@ -10,6 +10,9 @@ import numbers
 import numpy as np
 
 from ..dygraph.aliases import view_op
+from ..dygraph.engine import unrecorded_array
+from ..dygraph.tensor import wrap
+from ..ops.defs.manipulation import reshape_target, check_perm
 from ..ops import bind, get_op, OpError
 from ..ops.meta_rules import norm_axis
 from .creation import full, is_var, int_list_args as _int_list_args
@@ -53,6 +56,9 @@ def _axes(axis):
 def reshape(x, shape, name=None):
     ints, st, sl = int_list_args(shape)
     if st is None and sl is None:
+        a = unrecorded_array(x)
+        if a is not None:       # the op's value (a view), without the op
+            return wrap(a.reshape(reshape_target(ints, a.shape)))
         return bind(_OPS["reshape2"], (x, None, None), {"shape": ints})[0]
     return bind(_OPS["reshape2"], (x, st, sl), {"shape": ints if sl else []})[0]
 
@@ -64,6 +70,9 @@ def reshape_(x, shape, name=None):
 
 @view_op
 def transpose(x, perm, name=None):
+    a = unrecorded_array(x)
+    if a is not None:           # the op's value (a view), without the op
+        return wrap(a.transpose(check_perm(perm, a.ndim)))
     return bind(_OPS["transpose2"], (x,), {"axis": [int(p) for p in perm]})[0]
 
 

@@ -8,6 +8,8 @@ forward input's buffer is never kept for the backward.  The shape rules here
 are plain functions, shared with the kernels (``kernels/cpu/manipulation.py``).
 Linear ops get a second-order rule that re-applies the forward op to DDX.
 """
+import math
+
 from ..declare import defop, defgrad, grad_op, grad_chain, REQUIRED
 from ..meta_rules import norm_axis, broadcast_shapes, INT32, INT64
 from ..registry import GradOp, Meta, OpError
@@ -15,14 +17,17 @@ from ..registry import GradOp, Meta, OpError
 
 # ------------------------------------------------------------ shape rules
 def _numel(shape):
-    n = 1
-    for d in shape:
-        n *= d
-    return n
+    return math.prod(shape)
 
 
 def reshape_target(shape, xshape):
     """Paddle's reshape rule: 0 copies the input dim, one -1 is inferred."""
+    for s in shape:           # the common case first: positive Python ints, sizes agree
+        if type(s) is not int or s <= 0:
+            break
+    else:
+        if _numel(shape) == _numel(xshape) and min(xshape, default=0) >= 0:
+            return tuple(shape)
     out, infer_at = [], None
     for i, s in enumerate(shape):
         s = int(s)
@@ -55,7 +60,20 @@ def reshape_target(shape, xshape):
     return tuple(out)
 
 
+_PERMS = {}     # (perm, ndim) -> the checked, normalized perm (eager calls repeat them)
+
+
 def check_perm(axis, ndim):
+    key = (tuple(axis), ndim)
+    got = _PERMS.get(key)
+    if got is None:
+        got = _check_perm(axis, ndim)
+        if len(_PERMS) < 4096:
+            _PERMS[key] = got
+    return got
+
+
+def _check_perm(axis, ndim):
     axis = [int(a) for a in axis]
     norm = [a + ndim if a < 0 else a for a in axis]
     if len(axis) != ndim or sorted(norm) != list(range(ndim)):

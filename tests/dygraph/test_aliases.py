@@ -152,3 +152,12 @@ def test_static_programs_are_untouched():
     a, v = f(paddle.ones([2, 3]))
     np.testing.assert_array_equal(a.numpy(), 2 * np.ones([2, 3]))
     np.testing.assert_array_equal(v.numpy(), 2 * np.ones([6]))
+
+
+def test_view_functions_called_with_keywords_share_too():
+    x = paddle.arange(6, dtype="float32").reshape([2, 3])
+    u = paddle.unbind(input=x, axis=0)
+    s = paddle.slice(input=x, axes=[1], starts=[0], ends=[2])
+    r = paddle.reshape(x=x, shape=[3, 2])
+    x[0, 0] = 9.0
+    assert u[0].numpy()[0] == 9.0 and s.numpy()[0, 0] == 9.0 and r.numpy()[0, 0] == 9.0
