@@ -518,15 +518,51 @@ def _numpy_view(x, index):
     return wrap(out if type(out) is np.ndarray else np.asarray(out))
 
 
+_PARSED = {}     # (index key, x's shape) -> its _Index, for indices of ints and slices
+
+
+def _index_key(index):
+    """A hashable key of an index of ints, int/None slices, None and Ellipsis
+    (an _Index of those holds no tensor, so it can be reused), else None."""
+    items = index if type(index) is tuple else (index,)
+    key = []
+    for it in items:
+        t = type(it)
+        if t is slice:
+            if not all(v is None or type(v) is int for v in (it.start, it.stop, it.step)):
+                return None
+            key.append((it.start, it.stop, it.step))
+        elif t is int or it is None or it is Ellipsis:
+            key.append(it)
+        else:
+            return None
+    return type(index) is tuple, tuple(key)
+
+
+def _parsed(x, index):
+    """``_Index(x, index)``, parsed once per plain index and shape."""
+    key = _index_key(index)
+    if key is None:
+        return _Index(x, index)
+    key = (key, tuple(x.shape))
+    p = _PARSED.get(key)
+    if p is None:
+        p = _Index(x, index)         # a bad index raises here: nothing is cached
+        if len(_PARSED) >= 4096:
+            _PARSED.clear()
+        _PARSED[key] = p
+    return p
+
+
 def getitem(x, index):
     if type(x) is Tensor:
         y = _numpy_view(x, index)
         if y is not None:
             return aliases.link(x, y, lambda b: getitem(b, index))
-    p = _Index(x, index)
+    p = _parsed(x, index)
     y = _basic(x, p)
     if not p.adv:      # a basic index is a view of x (Paddle shares the storage)
-        return aliases.link(x, y, lambda b: _basic(b, _Index(b, index)))
+        return aliases.link(x, y, lambda b: _basic(b, _parsed(b, index)))
     y, _ = _move_first(y, p)
     if len(p.adv) == 1 and _is_bool_dtype(p.adv[0][1]):
         out = gather_nd(y, nonzero(p.adv[0][1]))
@@ -621,13 +657,43 @@ def _set_advanced(x, p, value):
 def set_value_of(x, index, value):
     """``x[index] = value`` as a new tensor (x unchanged): ``set_value`` for a
     basic index, ``index_put`` (+ ``set_value``) for an advanced one."""
-    p = _Index(x, index)
+    p = _parsed(x, index)
     if p.adv:
         return _set_advanced(x, p, value)
     return _set_basic(x, p, value)
 
 
+def _written_by_numpy(x, index, value):
+    """``x[index] = value`` done by numpy on a copy of x's array, for an eager
+    CPU tensor that records nothing, a ``_plain`` index and a Python number or
+    an unrecorded tensor of the indexed region's exact shape (the set_value
+    op's result, without the op); False where the general path must run."""
+    a = unrecorded_array(x)
+    if a is None or not 0 < a.ndim < 7 or \
+            not (_plain(index) or (type(index) is tuple and all(_plain(i) for i in index))):
+        return False            # (Paddle's set_value refuses ranks 0 and 7+: its error)
+    tv = type(value)
+    if tv is float or tv is int:
+        v = value
+    elif tv is Tensor:
+        v = unrecorded_array(value)
+        if v is None or np.shape(a[index]) != v.shape:
+            return False
+    else:
+        return False
+    new = a.copy()
+    try:
+        with np.errstate(all="raise"):
+            new[index] = v
+    except (IndexError, TypeError, ValueError, OverflowError, FloatingPointError):
+        return False
+    rebind(x, wrap(new))
+    return True
+
+
 def setitem(x, index, value):
+    if type(x) is Tensor and _written_by_numpy(x, index, value):
+        return
     inplace(x, lambda t: set_value_of(t, index, value))
 
 

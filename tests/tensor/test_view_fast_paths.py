@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import sampan as paddle
+from sampan.tensor import indexing as I
 
 INDICES = [0, -1, 2, (1, 2), (slice(None), 1), slice(1, 3), slice(None, None, 2),
            (Ellipsis, 0), (None, 1), (0, None, slice(1, None)), (slice(-3, -1), -2),
@@ -51,3 +52,35 @@ def test_a_0d_result_is_a_tensor_of_the_dtype():
     t = paddle.to_tensor(np.array([1, 2, 3], "int32"))
     y = t[1]
     assert y.shape == [] and y.dtype == paddle.int32 and y.item() == 2
+
+
+def _general_write(t, index, value):
+    """The set_value op's path (what setitem runs when a gradient records)."""
+    I.inplace(t, lambda s: I.set_value_of(s, index, value))
+
+
+WRITES = [((0, 1), 2.0), (0, 7), (slice(1, 3), -1.5), ((slice(None), 2), 3),
+          ((Ellipsis, 1), 0.25), ((-1, slice(None, None, 2)), 9)]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int64", "bool"])
+@pytest.mark.parametrize("index, value", WRITES, ids=[repr(w) for w in WRITES])
+def test_setitem_equals_the_set_value_op(dtype, index, value):
+    a = (np.arange(20).reshape(4, 5) % 3).astype(dtype)
+    fast = paddle.to_tensor(a)
+    fast[index] = value
+    slow = paddle.to_tensor(a)
+    _general_write(slow, index, value)
+    assert fast.dtype == slow.dtype
+    np.testing.assert_array_equal(fast.numpy(), slow.numpy())
+
+
+def test_setitem_of_a_tensor_value_equals_the_op():
+    a = np.zeros((3, 4), "float32")
+    v = np.arange(4, dtype="float64")
+    fast = paddle.to_tensor(a)
+    fast[1] = paddle.to_tensor(v)                    # float64 into float32: cast
+    slow = paddle.to_tensor(a)
+    _general_write(slow, 1, paddle.to_tensor(v))
+    np.testing.assert_array_equal(fast.numpy(), slow.numpy())
+    assert fast.inplace_version == 1
