@@ -174,9 +174,11 @@ def _accumulate_leaf(t, g, m):
     if m.create_graph:
         t._grad = g if t._grad is None or type(t._grad) is ZeroGrad else m.add(t._grad, g)
     elif t._grad is None or type(t._grad) is ZeroGrad:
-        t._grad = wrap(g if g.shape == t._data.shape else np.broadcast_to(g, t._data.shape).copy())
+        # a leaf that does not stop gradients, as Paddle's: ops on it record
+        t._grad = wrap(g if g.shape == t._data.shape else np.broadcast_to(g, t._data.shape).copy(),
+                       False)
     else:
-        t._grad = wrap(t._grad._data + g)
+        t._grad = wrap(t._grad._data + g, False)
 
 
 def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capture=None):

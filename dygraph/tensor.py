@@ -205,7 +205,7 @@ class Tensor:
             d = self._grad._data
             # np.zeros (calloc) is several us cheaper than zeros_like per large array
             z = np.zeros(d.shape, d.dtype) if type(d) is np.ndarray else np.zeros_like(d)
-            self._grad = wrap(z, True, None, 0, None, ZeroGrad)
+            self._grad = wrap(z, False, None, 0, None, ZeroGrad)
         else:
             self._grad = None
 
@@ -249,7 +249,7 @@ class Tensor:
             return
 
         def keep(g, t=self):
-            t._grad = g if t._grad is None else wrap(t._grad._data + g._data)
+            t._grad = g if t._grad is None else wrap(t._grad._data + g._data, False)
         self.register_hook(keep)
 
     def backward(self, grad_tensor=None, retain_graph=False):

@@ -322,3 +322,13 @@ add("LazyGuard.initialize", LAZY + "for p in fc.parameters():\n    p.initialize(
 add("LazyGuard.use_before_initialize", LAZY + "return fc(x)", "float32[4,3]", modes=EAGER)
 add("LazyGuard.initialize_twice", LAZY + "fc.bias.initialize()\nfc.bias.initialize()",
     modes=EAGER)
+# a leaf's gradient is a leaf that does not stop gradients: ops on it record
+GRAD = "x.stop_gradient = False\n(x * 2).sum().backward()\ng = x.grad\n"
+add("grad.is_a_recording_leaf", GRAD + "return g.stop_gradient, g.is_leaf, (g * 3).stop_gradient",
+    "float32[3]", modes=EAGER)
+add("grad.differentiable", GRAD + "(g * 3).sum().backward()\nreturn g.grad, x.grad",
+    "float32[3]", modes=EAGER)
+add("grad.after_clear", GRAD + "x.clear_gradient()\nreturn x.grad.stop_gradient, x.grad",
+    "float32[3]", modes=EAGER)
+add("grad.accumulated", GRAD + "(x * 5).sum().backward()\nreturn x.grad.stop_gradient, x.grad",
+    "float32[3]", modes=EAGER)
