@@ -274,6 +274,11 @@ class Tensor:
     def _bump_inplace_version(self):
         self._version = getattr(self, "_version", 0) + 1
 
+    def _write_shared(self, data):
+        """Take ``data`` as this tensor's values where its views must see them
+        (layers that write ``_data`` directly call this when ``_alias`` is set)."""
+        _aliases.write_data(self, data)
+
 
 def wrap(data, stop_gradient=True, node=None, slot=0, name=None, cls=Tensor):
     """sampan's own constructor: a tensor over ``data`` as it is (no copy, no

@@ -240,7 +240,11 @@ class PlanRun:
 
     def _store_tensors(self, values):
         for t, a in zip(self._written, values):
-            t._data = np.asarray(a) if isinstance(a, np.generic) else a
+            a = np.asarray(a) if isinstance(a, np.generic) else a
+            if getattr(t, "_alias", None) is None:
+                t._data = a
+            else:                   # an eager tensor with views: they see the write
+                t._write_shared(a)
 
     def _bound(self, tensors, i):
         t = tensors.get(self.plan.names[i])

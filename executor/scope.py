@@ -34,8 +34,10 @@ class ScopeVar:
         b = self._bound
         if b is None:
             self._array = array
-        else:
+        elif getattr(b, "_alias", None) is None:
             b._data = array
+        else:                       # an eager tensor with views: they see the write
+            b._write_shared(array)
 
     def bind(self, tensor):
         """Make this variable stand for an eager tensor's array."""

@@ -170,7 +170,9 @@ def _put(program, arrays):
     scope = global_scope()
     for name, arr in arrays.items():
         t = program._bound.get(name)
-        if t is not None:
+        if t is not None and getattr(t, "_alias", None) is not None:
+            t._write_shared(arr)        # an eager tensor with views: they see it
+        elif t is not None:
             t._data = arr
         else:
             scope.var(name).set(arr)

@@ -161,3 +161,13 @@ def test_view_functions_called_with_keywords_share_too():
     r = paddle.reshape(x=x, shape=[3, 2])
     x[0, 0] = 9.0
     assert u[0].numpy()[0] == 9.0 and s.numpy()[0, 0] == 9.0 and r.numpy()[0, 0] == 9.0
+
+
+def test_views_see_what_a_to_static_program_writes():
+    bn = paddle.nn.BatchNorm1D(4)
+    m = bn._mean.reshape([2, 2])
+    d = bn._mean.detach()
+    paddle.jit.to_static(bn)(paddle.rand([8, 4]) + 3)    # training: updates the statistics
+    assert np.abs(bn._mean.numpy()).sum() > 0
+    np.testing.assert_array_equal(m.numpy().reshape(-1), bn._mean.numpy())
+    np.testing.assert_array_equal(d.numpy(), bn._mean.numpy())
