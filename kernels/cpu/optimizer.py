@@ -12,10 +12,61 @@ The math is Paddle 2.6's, step for step (e.g. Adam's epsilon is scaled by
 sqrt(1 - beta2_pow) and the beta powers advance after the update).  AdamW's
 lr_ratio scales both the decay and the Adam step, as Paddle's GPU kernel does
 (Paddle's CPU build refuses lr_ratio).
+
+sgd, momentum and adam/adamw on float32/float64 C-contiguous arrays of at
+least ``COMPILED_MIN`` elements run as one compiled loop where numba is
+present: the same operations in the same order on the same dtype (each
+rounded as numpy rounds it, no fused multiply-adds), so the results are the
+numpy path's bits, in one pass without temporaries (W2's SGD step over eight
+256 x 256 parameters: 14 -> 7 us per parameter).
 """
 import numpy as np
 
 from ..registry import kernel
+from .fused_elementwise import compiled_kernel
+
+# below this many elements the numpy expressions cost no more than the call
+COMPILED_MIN = 1024
+_U = np.uint64
+
+
+def _sgd_loop(p, g, lr):
+    for i in range(_U(p.size)):
+        p[i] = p[i] - g[i] * lr
+
+
+def _momentum_loop(p, g, v, mu, lr):
+    for i in range(_U(p.size)):
+        vi = v[i] * mu + g[i]
+        v[i] = vi
+        p[i] = p[i] - vi * lr
+
+
+def _adam_loop(p, g, m1, m2, beta1, beta2, c1, c2, eps, lr_t):
+    # (eps: epsilon * sqrt(1 - beta2_pow), as in _adam_step)
+    for i in range(_U(p.size)):
+        gi = g[i]
+        a = m1[i] * beta1 + c1 * gi
+        b = m2[i] * beta2 + c2 * gi * gi
+        m1[i] = a
+        m2[i] = b
+        p[i] = p[i] - a / (np.sqrt(b) + eps) * lr_t
+
+
+def _compiled(loop, *arrays):
+    """(compiled loop, the arrays flat) when every array is a writable-where-
+    needed C-contiguous float32/float64 ndarray of the first one's shape and
+    dtype, large enough, and numba compiles ``loop``; else None."""
+    a = arrays[0]
+    if type(a) is not np.ndarray or a.size < COMPILED_MIN or \
+            a.dtype.type not in (np.float32, np.float64):
+        return None
+    for b in arrays:
+        if type(b) is not np.ndarray or not b.flags.c_contiguous or b.dtype != a.dtype \
+                or b.shape != a.shape:
+            return None
+    fn = compiled_kernel(loop)
+    return None if fn is None else (fn, [b.reshape(-1) for b in arrays])
 
 
 def _w(a):
@@ -43,7 +94,11 @@ def _finish(p, master, t):
 def sgd(ins, attrs, need):
     p, lr, g, master = ins
     if master is None and p.flags.writeable:      # the usual case, without the helpers
-        p -= g * lr.item()
+        run = _compiled(_sgd_loop, p, g)
+        if run is not None:
+            run[0](*run[1], p.dtype.type(lr.item()))
+        else:
+            p -= g * lr.item()
         return p, None
     t, g = _target(p, master, g)
     t -= g * lr.item()
@@ -62,6 +117,12 @@ def momentum(ins, attrs, need):
         g = g * rescale
     if attrs["regularization_method"] == "l2_decay":
         g = g + t * attrs["regularization_coeff"]
+    run = None if attrs["use_nesterov"] else _compiled(_momentum_loop, t, g, v)
+    if run is not None:
+        dt = t.dtype.type
+        run[0](*run[1], dt(mu), dt(lr))
+        p, master = _finish(p, master, t)
+        return p, v, master
     v *= mu
     v += g
     if attrs["use_nesterov"]:
@@ -96,21 +157,30 @@ def _adam_step(ins, attrs, decay):
         lr = lr * ratio
         t *= one - lr * coeff           # decoupled weight decay, before the Adam step
     lr_t = lr * (np.sqrt(one - pow2) / (one - pow1))
-    m1 *= beta1
-    m1 += (one - beta1) * g
-    m2 *= beta2
-    m2 += (one - beta2) * g * g
-    denom = np.sqrt(m2)
-    denom += eps * np.sqrt(one - pow2)
-    step = m1 / denom
-    step *= lr_t
-    t -= step
+    run = _compiled(_adam_loop, t, g, m1, m2)
+    if run is not None:
+        run[0](*run[1], beta1, beta2, one - beta1, one - beta2,
+               eps * np.sqrt(one - pow2), lr_t)
+    else:
+        _adam_numpy(t, g, m1, m2, beta1, beta2, one, eps * np.sqrt(one - pow2), lr_t)
     if not attrs["use_global_beta_pow"]:
         b1p, b2p = _w(b1p), _w(b2p)
         b1p *= beta1
         b2p *= beta2
     p, master = _finish(p, master, t)
     return p, m1, m2, b1p, b2p, master
+
+
+def _adam_numpy(t, g, m1, m2, beta1, beta2, one, eps, lr_t):
+    m1 *= beta1
+    m1 += (one - beta1) * g
+    m2 *= beta2
+    m2 += (one - beta2) * g * g
+    denom = np.sqrt(m2)
+    denom += eps
+    step = m1 / denom
+    step *= lr_t
+    t -= step
 
 
 @kernel("adam")
