@@ -144,6 +144,33 @@ def mlp_to_static_step(cfg, first=False):
     return make
 
 
+def mlp_traced_step(cfg):
+    """The whole step (forward, ``loss.backward()``, ``opt.step()``,
+    ``opt.clear_grad()``) inside one to_static function: one program holds the
+    backward and the updates (optimizer/static_minimize.py)."""
+    def make(paddle):
+        xn, yn = fl.mlp_data(cfg["batch"], cfg["din"], cfg["dout"])
+        x, y = paddle.to_tensor(xn), paddle.to_tensor(yn)
+        net = _mlp(paddle, cfg)
+        floor = fl.MLPFloor(cfg["din"], cfg["width"], cfg["depth"], cfg["dout"], lr=fl.LR)
+        linears = [l for l in net.sublayers() if isinstance(l, paddle.nn.Linear)]
+        floor.W = [l.weight.numpy().copy() for l in linears]
+        floor.b = [l.bias.numpy().copy() for l in linears]
+        opt = paddle.optimizer.SGD(learning_rate=fl.LR, parameters=net.parameters())
+
+        def train(x, y):
+            loss = paddle.nn.functional.mse_loss(net(x), y)
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            return loss
+
+        step = paddle.jit.to_static(train, full_graph=True)
+        diffs = [abs(float(step(x, y)) - float(floor.train_step(xn, yn))) for _ in range(2)]
+        return (lambda: step(x, y)), {"loss_vs_floor": max(diffs)}
+    return make
+
+
 def w4b_to_static(paddle):
     def cf(x, n):
         if x.mean() > 0:
@@ -172,6 +199,8 @@ ROWS = [
     Row("W2 to_static step", "w2", "floor_step", 1.15, mlp_to_static_step(fl.W2, first=True),
         peer="compile step"),
     Row("W3 to_static step", "w3", "floor_step", 4.0, mlp_to_static_step(fl.W3),
+        peer="compile step"),
+    Row("W2 to_static whole step", "w2", "floor_step", 1.15, mlp_traced_step(fl.W2),
         peer="compile step"),
     Row("W4B to_static call", "w4b", "floor_call", 5.0, w4b_to_static, peer="script call"),
 ]

@@ -102,13 +102,21 @@ class PartialProgram:
         self.out_names = [v.name for v in concrete.outputs]
         sgs = getattr(concrete, "input_stop_gradients", None) or \
             [v.stop_gradient for v in concrete.inputs]
-        self.input_needs_grad = [not sg for sg in sgs]
+        # a function that trains itself (loss.backward() and optimizer.step() traced
+        # in: optimizer/static_minimize.py) holds its backward and updates; its call
+        # records nothing on the tape
+        trains = bool(concrete.main_program.__dict__.get("traced_grads"))
+        self.input_needs_grad = [not sg and not trains for sg in sgs]
         self.made_differentiable = getattr(concrete, "made_differentiable", ())
         self.any_input_grad = any(self.input_needs_grad)
-        self.grad_params = [t for t in self.bound.values() if not t.stop_gradient]
+        self.grad_params = [] if trains else \
+            [t for t in self.bound.values() if not t.stop_gradient]
+        # what runs before each call (a traced optimizer's learning rate)
+        self.before_run = tuple(concrete.main_program.__dict__.get("before_run", ()))
         # outputs that can carry a gradient (one node slot per distinct variable)
         sources = {n for n, need in zip(self.feed_names, self.input_needs_grad) if need}
-        sources.update(n for n, t in self.bound.items() if not t.stop_gradient)
+        if not trains:
+            sources.update(n for n, t in self.bound.items() if not t.stop_gradient)
         carry = _carrying(program, sources)
         slots, self.out_slot = {}, []
         for v in concrete.outputs:
@@ -137,6 +145,9 @@ class PartialProgram:
 
     # ------------------------------------------------------------- calling
     def __call__(self, inputs):
+        if self.before_run:
+            for f in self.before_run:
+                f()
         for i in self.made_differentiable:     # as the eager code's `x.stop_gradient = False`
             inputs[i].stop_gradient = False
         if _recording() and self.diff_outs and (self.any_input_grad or

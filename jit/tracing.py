@@ -85,6 +85,9 @@ def trace(function, instance, signature, key, inputs, args, kwargs):
 
 
 def _trace(program, startup, function, instance, signature, key, inputs, args, kwargs):
+    # a to_static program: ``loss.backward()`` and ``optimizer.step()`` may be
+    # traced into it (static/variable_methods.py, optimizer/static_minimize.py)
+    program.to_static_trace = True
     with building(program, startup), unique_name.guard():
         feeds = []
         for name, leaf in signature.feeds(key, inputs):

@@ -30,7 +30,8 @@ import numpy as np
 from ..dygraph.aliases import write_data
 from ..dygraph import Tensor, no_grad
 from ..dygraph.tensor import wrap
-from ..ops import bind, create_state, for_each_pair, is_graph_value, name_scope, op_role, update
+from ..ops import (bind, create_state, for_each_pair, in_static_mode, is_graph_value,
+                   name_scope, op_role, update)
 from ..utils import unique_name
 from .lr import LRScheduler
 from .regularizer import L2Decay, WeightDecayRegularizer
@@ -180,7 +181,11 @@ class Optimizer:
     # ------------------------------------------------------------- the update
     @no_grad()
     def step(self):
-        """Update every parameter that has a gradient (eager)."""
+        """Update every parameter that has a gradient (eager; inside a to_static
+        function, the update ops appended to its program: static_minimize)."""
+        if in_static_mode():
+            from . import static_minimize
+            return static_minimize.traced_step(self)
         if self._parameter_list is None:
             raise AttributeError("parameters argument given to the Optimizer should not be "
                                  "None in dygraph mode.")
@@ -361,6 +366,9 @@ class Optimizer:
 
     # ------------------------------------------------------------- user API
     def clear_grad(self, set_to_zero=True):
+        if in_static_mode():       # a to_static program's gradients live one run only
+            from . import static_minimize
+            return static_minimize.traced_clear_grad(self)
         for p in self._all_params():
             if not p.stop_gradient:
                 p.clear_gradient(set_to_zero)
@@ -374,6 +382,8 @@ class Optimizer:
         Returns ``(optimize_ops, params_grads)``."""
         if is_graph_value(loss):
             from . import static_minimize
+            if getattr(loss.block.program, "to_static_trace", False):
+                return static_minimize.traced_minimize(self, loss)
             return static_minimize.minimize(self, loss, startup_program, parameters,
                                             no_grad_set)
         params = parameters if parameters is not None else self._all_params()

@@ -29,10 +29,29 @@ main program remembers it (``program.lr_scheduler``,
 the variable before each run, so ``scheduler.step()`` takes effect on the next
 run.  ``main.clone()`` keeps the scheduler (``for_test=True`` drops it), as
 Paddle's Program.clone does.
+
+A whole training step inside ``to_static`` (``loss.backward(); opt.step();
+opt.clear_grad()`` in the converted function, as Paddle 2.6's AST to_static
+runs it): ``backward()`` records each parameter's gradient variable
+(static/variable_methods.py) and the traced ``step`` appends the same clip,
+regularization and update ops as eager ``step`` for the parameters that have
+one, per parameter group.  The optimizer's state stays eager: its
+accumulators (and master weights) are created as eager tensors, as the first
+eager ``step`` would, and the program binds them (``Program.bind_tensor``) as
+it binds the parameters, so each call of the function reads and writes the
+live tensors (``state_dict``, a later eager ``step`` and the program share
+them).  The learning rate is an eager tensor of its own that the program binds
+and that is set to ``get_lr()`` before every run (``program.before_run``,
+run by jit/partial_program.py), so ``scheduler.step()`` between calls takes
+effect.  ``clear_grad`` has nothing to clear there (the program's gradients
+live for one run); ``minimize(loss)`` is ``backward`` + ``step``.
 """
 import weakref
 
-from ..ops import create_state, op_role
+import numpy as np
+
+from ..dygraph.aliases import write_data
+from ..ops import create_state, op_role, static_guard
 from ..ops.dtypes import to_enum
 from ..program import append_backward, default_main_program, program_guard
 from ..program.program_guard import default_startup_program
@@ -41,7 +60,8 @@ from .lr import LRScheduler
 
 _OP_ROLE_OPTIMIZE = 2
 
-__all__ = ["minimize", "backward", "apply_gradients"]
+__all__ = ["minimize", "backward", "apply_gradients", "traced_step", "traced_clear_grad",
+           "traced_minimize"]
 
 
 def learning_rate(opt):
@@ -146,3 +166,93 @@ def minimize(opt, loss, startup_program=None, parameters=None, no_grad_set=None)
     with program_guard(loss.block.program, startup_program):
         ops = apply_gradients(opt, params_grads, startup_program)
     return ops, params_grads
+
+
+# ----------------------------------------------------------------- to_static steps
+def _traced_program(what):
+    main = default_main_program()
+    if not getattr(main, "to_static_trace", False):
+        raise AssertionError(
+            f"Optimizer.{what}() while building a static program: it updates eager "
+            f"parameters; in a static program call optimizer.minimize(loss), or call "
+            f"{what}() inside a paddle.jit.to_static function or eagerly")
+    return main
+
+
+def _traced_lr(opt, main):
+    """The learning-rate variable of ``main``: an eager tensor the program binds,
+    set to the optimizer's current rate before every run."""
+    lrs = opt.__dict__.setdefault("_traced_lr", weakref.WeakKeyDictionary())
+    t = lrs.get(main)
+    if t is None:
+        with static_guard(False):
+            t = opt._new_state(unique_name.generate("learning_rate"), [],
+                               opt._dtype or "float32", opt.get_lr())
+        lrs[main] = t
+        ref = weakref.ref(opt)
+
+        def refresh():
+            o = ref()
+            if o is not None:
+                v = o.get_lr()
+                if float(t._data) != v:
+                    write_data(t, np.asarray(v, t._data.dtype))
+        main.__dict__.setdefault("before_run", []).append(refresh)
+    return main.bind_tensor(t)
+
+
+def traced_step(opt):
+    """``opt.step()`` traced into a to_static program (module doc)."""
+    main = _traced_program("step")
+    grads = main.__dict__.get("traced_grads") or {}
+    groups = []
+    for hp, params in _param_groups(opt):
+        pairs = [(p, grads[p.name]) for p in params
+                 if not p.stop_gradient and p.name in grads]
+        if pairs:
+            groups.append((hp, pairs))
+    if not groups:
+        return
+    with static_guard(False):       # the state: eager tensors, as a first eager step makes
+        for hp, pairs in groups:
+            new = [p for p, _ in pairs if p.name not in opt._prepared]
+            if new:
+                opt._create_accumulators(new, hp)
+                opt._prepared.update(p.name for p in new)
+    lr = _traced_lr(opt, main)
+    for hp, pairs in groups:
+        opt._update(opt._prepare(pairs, hp), hp, lr)
+
+
+def _param_groups(opt):
+    """[(hyperparameters, parameters)] as eager ``step`` walks them."""
+    if opt._parameter_list is None:
+        raise AttributeError("parameters argument given to the Optimizer should not be None "
+                             "in dygraph mode.")
+    if not opt._grouped:
+        return [(opt._default_dict, opt._parameter_list)]
+    out = []
+    for group in opt._param_groups:
+        hp = dict(opt._default_dict)
+        hp.update((k, v) for k, v in group.items() if k != "params")
+        out.append((hp, group["params"]))
+    return out
+
+
+def traced_clear_grad(opt):
+    _traced_program("clear_grad")
+
+
+def traced_minimize(opt, loss):
+    """``minimize(loss)`` inside to_static: backward, then the traced step;
+    returns (the update ops, [(parameter, gradient variable)])."""
+    main = loss.block.program
+    block = main.global_block()
+    start = len(block.ops)
+    loss.backward()
+    n_backward = len(block.ops)
+    traced_step(opt)
+    grads = main.__dict__.get("traced_grads") or {}
+    pairs = [(p, grads[p.name]) for _, params in _param_groups(opt) for p in params
+             if p.name in grads]
+    return block.ops[n_backward:] if len(block.ops) > start else [], pairs

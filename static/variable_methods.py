@@ -15,9 +15,19 @@ the static ``Variable`` (user code calls them inside ``to_static`` functions):
   hook through ``py_func`` on numpy arrays; eagerly it gets a Tensor, which is
   what this gives it);
 - ``tolist()``: a clear error (a Variable has no value while the program is
-  built), as ``numpy()``.
+  built), as ``numpy()``;
+- ``backward()`` inside a ``to_static`` function (a whole training step traced
+  into one program, as Paddle 2.6's AST to_static allows): the backward of
+  the loss is appended (``append_backward``) and each trainable parameter's
+  gradient variable is recorded in ``program.traced_grads`` (a second
+  ``backward()`` adds its gradients to the recorded ones, as eager
+  accumulates), where a traced ``optimizer.step()`` finds them
+  (optimizer/static_minimize.py).  Outside ``to_static`` a static Variable has
+  no ``backward()``, as in Paddle (``append_backward`` / ``minimize`` build
+  one).
 """
 from ..ops import OpError
+from ..program.backward import append_backward
 from ..program.program_guard import default_main_program
 from ..program.static_mode import append_op
 from ..program.variable import Variable, VarType
@@ -25,7 +35,7 @@ from ..program.value_request import request_value
 from ..utils import unique_name
 from .nn.static_pylayer import static_pylayer
 
-__all__ = ["detach", "hooked", "register_hook", "tolist"]
+__all__ = ["backward", "detach", "hooked", "register_hook", "tolist"]
 
 
 def detach(self):
@@ -87,6 +97,38 @@ def tolist(self):
     return request_value(self, ".tolist()").tolist()
 
 
+def backward(self, grad_tensor=None, retain_graph=False):
+    """The loss's backward appended to its to_static program (module doc)."""
+    program = self.block.program
+    if not getattr(program, "to_static_trace", False):
+        raise AssertionError(
+            f"backward() of static variable '{self.name}': a static program has no eager "
+            f"backward; build it with paddle.static.append_backward(loss) or "
+            f"optimizer.minimize(loss), or call backward() inside a paddle.jit.to_static "
+            f"function")
+    if retain_graph:
+        raise AssertionError(f"backward() of '{self.name}' inside to_static: retain_graph=True "
+                             f"is not supported (the program's backward is built once); "
+                             f"call it with retain_graph=False")
+    if grad_tensor is not None:
+        raise ValueError(f"backward() of '{self.name}' inside to_static: grad_tensor is not "
+                         f"supported (the backward starts from a gradient of ones); scale "
+                         f"the loss instead")
+    grads = program.__dict__.setdefault("traced_grads", {})
+    block = program.global_block()
+    for param, grad in append_backward(self):
+        if grad is None:
+            continue
+        old = grads.get(param.name)
+        if old is not None:         # a second loss: its gradients add to the first's
+            total = block.create_var(name=unique_name.generate(param.name + "@GRAD@SUM"),
+                                     shape=grad.shape, dtype=grad.np_dtype)
+            append_op(block, "sum", {"X": [old, grad]}, {"Out": [total]})
+            grad = total
+        grads[param.name] = grad
+
+
+Variable.backward = backward
 Variable.detach = detach
 Variable.register_hook = register_hook
 Variable.tolist = tolist
