@@ -22,7 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..dygraph import Tensor
-from ..dygraph.tensor import wrap
+from ..dygraph.tensor import is_cleared, wrap
 from ..dygraph import tape as _tape
 from ..dygraph.engine import position
 
@@ -174,7 +174,7 @@ class Reducer:
         if g.shape != p._data.shape:
             g = np.broadcast_to(g, p._data.shape)
         old = p._grad
-        if old is not None and type(old) is Tensor and old._data is not None:
+        if old is not None and old._data is not None and not is_cleared(old):
             return old._data + g
         return g
 
@@ -208,7 +208,7 @@ class Reducer:
                         "bucket was all-reduced: it is used outside the wrapped layer's "
                         "forward before it; compute such terms inside forward")
                 continue
-            if p._grad is not None and type(p._grad) is Tensor:
+            if p._grad is not None and not is_cleared(p._grad):
                 self._mark(i, p._grad._data)
             elif self.find_unused:
                 self._mark(i, np.zeros(p._data.shape, p._data.dtype))

@@ -28,7 +28,7 @@ from ..ops import OpError
 from ..kernels.transform import transform_inputs
 from .engine import (set_recording, recording, position, grad_steps, run_op, differentiable_outputs,
                      _kernel_for, _wrap_error)
-from .tensor import Tensor, ZeroGrad
+from .tensor import Tensor, is_cleared
 from .tensor import wrap
 from .grad_fast import node_backward
 from ..ops import get_op, set_grad_query, is_graph_value, graph_grad
@@ -172,8 +172,8 @@ def _accumulate_leaf(t, g, m):
     if t._hooks:
         g = _run_hooks(t._hooks, g, m)
     if m.create_graph:
-        t._grad = g if t._grad is None or type(t._grad) is ZeroGrad else m.add(t._grad, g)
-    elif t._grad is None or type(t._grad) is ZeroGrad:
+        t._grad = g if t._grad is None or is_cleared(t._grad) else m.add(t._grad, g)
+    elif t._grad is None or is_cleared(t._grad):
         # a leaf that does not stop gradients, as Paddle's: ops on it record
         t._grad = wrap(g if g.shape == t._data.shape else np.broadcast_to(g, t._data.shape).copy(),
                        False)

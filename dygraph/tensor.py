@@ -199,12 +199,18 @@ class Tensor:
         return None if self._grad is None else self._grad.numpy()
 
     def clear_gradient(self, set_to_zero=True):
-        if self._grad is None:
+        g = self._grad
+        if g is None:
             return
         if set_to_zero:
-            d = self._grad._data
+            # zeroed where it is, as Paddle's: a caller holding the gradient sees
+            # zeros; the next backward puts a new tensor in .grad (``is_cleared``)
+            d = g._data
             z = _shared_zeros(d.shape, d.dtype) if type(d) is np.ndarray else np.zeros_like(d)
-            self._grad = wrap(z, False, None, 0, None, ZeroGrad)
+            if g._node is None and getattr(g, "_alias", None) is None:
+                g._data = z
+            else:               # a create_graph gradient, or one with views
+                self._grad = wrap(z, False)
         else:
             self._grad = None
 
@@ -298,13 +304,15 @@ def wrap(data, stop_gradient=True, node=None, slot=0, name=None, cls=Tensor):
     return t            # (``_alias`` stays unset: read with getattr, as ``_version``)
 
 
-class ZeroGrad(Tensor):
-    """A gradient cleared with set_to_zero: reads as zeros, and the next
-    accumulation replaces it instead of adding to it (same result, no add)."""
-    __slots__ = ()
-
-
 _ZEROS = {}         # (shape, dtype) -> one read-only zero array
+
+
+def is_cleared(grad):
+    """Whether ``grad`` holds a gradient cleared with set_to_zero (one of the
+    shared zero arrays, which no write reaches): the next accumulation
+    replaces it instead of adding to it (same result, no add)."""
+    d = grad._data
+    return _ZEROS.get((d.shape, d.dtype)) is d
 
 
 def _shared_zeros(shape, dtype):

@@ -20,7 +20,7 @@ import warnings
 
 import numpy as np
 
-from ..dygraph.aliases import write_data
+from ..dygraph.aliases import DETACH, link, write_data
 from ..dygraph.tensor import Tensor
 from ..ops import bind, get_op, is_graph_value, OpError
 from ..ops.dtypes import to_np_dtype
@@ -28,7 +28,7 @@ from ..ops.meta_rules import broadcast_shapes
 from . import logic as L
 from . import math as M
 from .creation_base import to_tensor
-from .indexing import inplace
+from .indexing import inplace, rebind
 from .random import uniform
 
 # public name -> out-of-place function
@@ -212,6 +212,20 @@ def copy_(x, other, blocking):
     return None
 
 
+def inplace_assign(x, y):
+    """x becomes ``y``: its value (shape too), its autograd position (the
+    gradient flows to y) and its storage (a later write into either is seen
+    by the other), as Paddle's ``Tensor._inplace_assign``, which its to_static
+    tests use (a static Variable has its own).  Returns None."""
+    if not isinstance(y, Tensor):
+        raise ValueError(f"_inplace_assign: the value must be a Tensor, got "
+                         f"{type(y).__name__}")
+    if y is not x:
+        rebind(x, y)
+        link(y, x, DETACH)
+    return None
+
+
 def detach_(x):
     """x leaves the autograd graph (it becomes a leaf that stops gradients)."""
     x._node, x._slot, x.stop_gradient = None, 0, True
@@ -220,4 +234,5 @@ def detach_(x):
 
 __all__ = list(_TOP)
 METHODS = list(_METHODS)
-EAGER_METHODS = {"fill_": fill_, "zero_": zero_, "copy_": copy_, "detach_": detach_}
+EAGER_METHODS = {"fill_": fill_, "zero_": zero_, "copy_": copy_, "detach_": detach_,
+                 "_inplace_assign": inplace_assign}

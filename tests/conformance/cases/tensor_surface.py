@@ -332,3 +332,13 @@ add("grad.after_clear", GRAD + "x.clear_gradient()\nreturn x.grad.stop_gradient,
     "float32[3]", modes=EAGER)
 add("grad.accumulated", GRAD + "(x * 5).sum().backward()\nreturn x.grad.stop_gradient, x.grad",
     "float32[3]", modes=EAGER)
+# clear_gradient(set_to_zero=True) zeroes the gradient a caller still holds
+add("grad.held_after_clear", GRAD + "x.clear_gradient()\nreturn g", "float32[3]", modes=EAGER)
+# Tensor._inplace_assign (Paddle's private form, used by its to_static tests): the
+# tensor becomes the value's storage and autograd position
+add("_inplace_assign.shares_storage", "a = x * 1\nb = y * 2\nr = a._inplace_assign(b)\n"
+    "b[0] = 7.0\nreturn r is None, a.shape, a", "float32[2,2]", "float32[2,3]", modes=EAGER)
+add("_inplace_assign.gradient", "a = x * 1\nb = x * 3\na._inplace_assign(b)\nreturn a * a",
+    "float32[3]", modes=EAGER, grad=True)
+add("_inplace_assign.number", "a = x * 1\nreturn a._inplace_assign(3.0)", "float32[3]",
+    modes=EAGER)
