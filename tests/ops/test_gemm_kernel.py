@@ -289,8 +289,41 @@ def test_numpy_fills_match_the_compiled_ones(monkeypatch, name):
     compiled = CI.implicit_flat(x, w, pads, dil, out, b, None, strides, g)
     real = CI.compiled_kernel
     monkeypatch.setattr(CI, "compiled_kernel", lambda fn: None if fn in (
-        CI._fill_flat, CI._fill_phases) else real(fn))
+        CI._fill_flat, CI._fill_phases, CI._fill_phases_w2) else real(fn))
     by_numpy = CI.implicit_flat(x, w, pads, dil, out, b, None, strides, g)
     np.testing.assert_array_equal(compiled, by_numpy)
     want = _direct(x, w, g, pads, dil, strides, out, b)
     assert np.abs(compiled - want).max() <= 2e-6 * np.abs(want).max()
+
+
+@pytest.mark.parametrize("shape, strides, pads, used", [
+    ((2, 3, 10, 12), (2, 2), (1, 1), "all"),
+    ((1, 4, 9, 8), (2, 2), (3, 3), "all"),          # a 7x7 stem's padding
+    ((2, 2, 8, 6), (2, 2), (0, 0), "all"),
+    ((1, 3, 7, 10), (3, 2), (2, 1), "some"),        # row stride 3, some phases unread
+    ((1, 2, 6, 4), (2, 2), (0, 1), "one"),          # a 1x1 stride-2 layer: one phase
+])
+def test_stride_two_fill_is_the_general_fill(shape, strides, pads, used):
+    # the uint64-pair fill of column stride 2 writes the general loop's bits
+    general = CI.compiled_kernel(CI._fill_phases)
+    pairs = CI.compiled_kernel(CI._fill_phases_w2)
+    if general is None or pairs is None:
+        pytest.skip("numba is not available")
+    m, c, h, wd = shape
+    (sh, sw), (pt, pl) = strides, pads
+    x = np.random.RandomState(wd).standard_normal(shape).astype(np.float32)
+    x[0, 0, 0, :2] = [-0.0, np.nan]
+    hq, wq = -(-(h + 2 * pt) // sh), -(-(wd + 2 * pl) // sw)
+    table = np.arange(sh * sw, dtype=np.int64).reshape(sh, sw)
+    if used == "some":
+        table[1, 0] = table[0, 1] = -1
+    elif used == "one":
+        table[:] = -1
+        table[0, 0] = 0
+    nreg = int((table >= 0).sum())
+    table[table >= 0] = np.arange(nreg)
+    a = np.zeros((c * nreg, m * hq * wq + 8), np.float32)
+    b = a.copy()
+    general(x, a, table, hq * wq, wq, pt, pl)
+    pairs(x.view(np.uint64), b.view(np.uint32), table, hq * wq, wq, pt, pl)
+    assert np.array_equal(a.view(np.uint32), b.view(np.uint32))      # every bit
