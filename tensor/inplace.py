@@ -223,6 +223,7 @@ def inplace_assign(x, y):
     if y is not x:
         rebind(x, y)
         link(y, x, DETACH)
+        x._version = getattr(y, "_version", 0)      # one storage, one counter
     return None
 
 

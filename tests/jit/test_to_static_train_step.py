@@ -256,3 +256,30 @@ def test_what_cannot_work_says_so():
                 sopt.clear_grad()
     finally:
         paddle.disable_static()
+
+
+def test_fused_program_and_normalization_layers():
+    # the elementwise fusion pass (build_strategy) keeps the backward and updates
+    def run(mode):
+        paddle.seed(3)
+        net = paddle.nn.Sequential(paddle.nn.Linear(6, 16), paddle.nn.GELU(),
+                                   paddle.nn.LayerNorm(16), paddle.nn.Linear(16, 2))
+        opt = OPT.AdamW(0.01, parameters=net.parameters())
+
+        def step(x):
+            loss = (paddle.nn.functional.softmax(net(x)) * 3.0 + 1.0).square().mean()
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            return loss
+        if mode == "fused":
+            bs = paddle.static.BuildStrategy()
+            bs.enable_auto_fusion = True
+            step = paddle.jit.to_static(step, full_graph=True, build_strategy=bs)
+        elif mode == "static":
+            step = paddle.jit.to_static(step, full_graph=True)
+        losses = [float(step(_x(5))) for _ in range(4)]
+        return losses, [p.numpy() for p in net.parameters()]
+    eager = run("eager")
+    _same(eager, run("static"))
+    _same(eager, run("fused"))

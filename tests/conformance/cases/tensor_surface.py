@@ -342,3 +342,6 @@ add("_inplace_assign.gradient", "a = x * 1\nb = x * 3\na._inplace_assign(b)\nret
     "float32[3]", modes=EAGER, grad=True)
 add("_inplace_assign.number", "a = x * 1\nreturn a._inplace_assign(3.0)", "float32[3]",
     modes=EAGER)
+add("_inplace_assign.inplace_version", "a = x * 1\nb = x * 2\nb.add_(b)\nb.add_(b)\n"
+    "a._inplace_assign(b)\nv = a.inplace_version\nb.add_(b)\n"
+    "return v, a.inplace_version, b.inplace_version", "float32[3]", modes=EAGER)
