@@ -248,11 +248,10 @@ def traced_minimize(opt, loss):
     returns (the update ops, [(parameter, gradient variable)])."""
     main = loss.block.program
     block = main.global_block()
-    start = len(block.ops)
     loss.backward()
-    n_backward = len(block.ops)
+    start = len(block.ops)
     traced_step(opt)
     grads = main.__dict__.get("traced_grads") or {}
     pairs = [(p, grads[p.name]) for _, params in _param_groups(opt) for p in params
              if p.name in grads]
-    return block.ops[n_backward:] if len(block.ops) > start else [], pairs
+    return block.ops[start:], pairs

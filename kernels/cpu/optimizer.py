@@ -54,9 +54,10 @@ def _adam_loop(p, g, m1, m2, beta1, beta2, c1, c2, eps, lr_t):
 
 
 def _compiled(loop, *arrays):
-    """(compiled loop, the arrays flat) when every array is a writable-where-
-    needed C-contiguous float32/float64 ndarray of the first one's shape and
-    dtype, large enough, and numba compiles ``loop``; else None."""
+    """(compiled loop, the arrays flat) when every array is a C-contiguous
+    float32/float64 ndarray of the first one's shape and dtype (the caller has
+    made the ones the loop writes writable), large enough, and numba compiles
+    ``loop``; else None."""
     a = arrays[0]
     if type(a) is not np.ndarray or a.size < COMPILED_MIN or \
             a.dtype.type not in (np.float32, np.float64):

@@ -175,7 +175,8 @@ def test_layer_method_and_minimize():
 
         def train_minimize(self, x):
             loss = (self.net(x) ** 2).mean()
-            self.opt.minimize(loss)
+            ops, pairs = self.opt.minimize(loss)
+            self.minimized = ([op.type for op in ops], [p.name for p, _ in pairs])
             self.opt.clear_grad()
             return loss
 
@@ -194,6 +195,10 @@ def test_layer_method_and_minimize():
                 m.opt.step()
                 m.opt.clear_grad()
                 out.append(float(loss))
+        if convert:     # what the traced minimize returned: the update ops, the pairs
+            types, names = m.minimized
+            assert types.count("adam") == 4 and sorted(names) == sorted(
+                p.name for p in m.net.parameters())
         return out, [p.numpy() for p in m.net.parameters()]
     _same(run(False), run(True))
 
