@@ -56,23 +56,40 @@ def _mlp(paddle, cfg):
     return paddle.nn.Sequential(*layers)
 
 
-def mlp_step(cfg):
+def _mlp_with_floor(paddle, cfg):
+    """(xn, yn, x, y, net, floor): the MLP's data as arrays and tensors, the
+    model, and the numpy floor holding the model's initial weights."""
+    xn, yn = fl.mlp_data(cfg["batch"], cfg["din"], cfg["dout"])
+    x, y = paddle.to_tensor(xn), paddle.to_tensor(yn)
+    net = _mlp(paddle, cfg)
+    floor = fl.MLPFloor(cfg["din"], cfg["width"], cfg["depth"], cfg["dout"], lr=fl.LR)
+    linears = [l for l in net.sublayers() if isinstance(l, paddle.nn.Linear)]
+    floor.W = [l.weight.numpy().copy() for l in linears]
+    floor.b = [l.bias.numpy().copy() for l in linears]
+    return xn, yn, x, y, net, floor
+
+
+def mlp_step(cfg, traced=False):
+    """One SGD step of the MLP; ``traced``: the whole step (forward,
+    ``loss.backward()``, ``opt.step()``, ``opt.clear_grad()``) inside one
+    to_static function, one program holding the backward and the updates
+    (optimizer/static_minimize.py; the row is rows_jit.py's)."""
     def make(paddle):
-        xn, yn = fl.mlp_data(cfg["batch"], cfg["din"], cfg["dout"])
-        x, y = paddle.to_tensor(xn), paddle.to_tensor(yn)
-        model = _mlp(paddle, cfg)
-        floor = fl.MLPFloor(cfg["din"], cfg["width"], cfg["depth"], cfg["dout"], lr=fl.LR)
-        linears = [l for l in model.sublayers() if isinstance(l, paddle.nn.Linear)]
-        floor.W = [l.weight.numpy().copy() for l in linears]
-        floor.b = [l.bias.numpy().copy() for l in linears]
+        xn, yn, x, y, model, floor = _mlp_with_floor(paddle, cfg)
         opt = paddle.optimizer.SGD(learning_rate=fl.LR, parameters=model.parameters())
 
-        def step():
+        def train(x, y):
             loss = paddle.nn.functional.mse_loss(model(x), y)
             loss.backward()
             opt.step()
             opt.clear_grad()
             return loss
+
+        if traced:
+            train = paddle.jit.to_static(train, full_graph=True)
+
+        def step():
+            return train(x, y)
 
         diffs = [abs(float(step()) - float(floor.train_step(xn, yn))) for _ in range(2)]
         return step, {"loss_vs_floor": max(diffs)}

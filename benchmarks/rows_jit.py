@@ -12,11 +12,9 @@ import subprocess
 import sys
 import tempfile
 
-import numpy as np
-
 import floor_numpy as fl
 from rows import Row, HERE
-from rows_eager import _chain, _maxdiff, _mlp
+from rows_eager import _chain, _maxdiff, _mlp_with_floor, mlp_step
 
 ROOT = os.path.dirname(HERE)
 
@@ -110,13 +108,7 @@ def w1_to_static(paddle):
 
 def mlp_to_static_step(cfg, first=False):
     def make(paddle):
-        xn, yn = fl.mlp_data(cfg["batch"], cfg["din"], cfg["dout"])
-        x, y = paddle.to_tensor(xn), paddle.to_tensor(yn)
-        net = _mlp(paddle, cfg)
-        floor = fl.MLPFloor(cfg["din"], cfg["width"], cfg["depth"], cfg["dout"], lr=fl.LR)
-        linears = [l for l in net.sublayers() if isinstance(l, paddle.nn.Linear)]
-        floor.W = [l.weight.numpy().copy() for l in linears]
-        floor.b = [l.bias.numpy().copy() for l in linears]
+        xn, yn, x, y, net, floor = _mlp_with_floor(paddle, cfg)
 
         class WithLoss(paddle.nn.Layer):
             def __init__(self, net):
@@ -141,33 +133,6 @@ def mlp_to_static_step(cfg, first=False):
         if first:
             checks["first_s"] = first_call_seconds(_W2_FIRST)
         return step, checks
-    return make
-
-
-def mlp_traced_step(cfg):
-    """The whole step (forward, ``loss.backward()``, ``opt.step()``,
-    ``opt.clear_grad()``) inside one to_static function: one program holds the
-    backward and the updates (optimizer/static_minimize.py)."""
-    def make(paddle):
-        xn, yn = fl.mlp_data(cfg["batch"], cfg["din"], cfg["dout"])
-        x, y = paddle.to_tensor(xn), paddle.to_tensor(yn)
-        net = _mlp(paddle, cfg)
-        floor = fl.MLPFloor(cfg["din"], cfg["width"], cfg["depth"], cfg["dout"], lr=fl.LR)
-        linears = [l for l in net.sublayers() if isinstance(l, paddle.nn.Linear)]
-        floor.W = [l.weight.numpy().copy() for l in linears]
-        floor.b = [l.bias.numpy().copy() for l in linears]
-        opt = paddle.optimizer.SGD(learning_rate=fl.LR, parameters=net.parameters())
-
-        def train(x, y):
-            loss = paddle.nn.functional.mse_loss(net(x), y)
-            loss.backward()
-            opt.step()
-            opt.clear_grad()
-            return loss
-
-        step = paddle.jit.to_static(train, full_graph=True)
-        diffs = [abs(float(step(x, y)) - float(floor.train_step(xn, yn))) for _ in range(2)]
-        return (lambda: step(x, y)), {"loss_vs_floor": max(diffs)}
     return make
 
 
@@ -200,7 +165,7 @@ ROWS = [
         peer="compile step"),
     Row("W3 to_static step", "w3", "floor_step", 4.0, mlp_to_static_step(fl.W3),
         peer="compile step"),
-    Row("W2 to_static whole step", "w2", "floor_step", 1.15, mlp_traced_step(fl.W2),
+    Row("W2 to_static whole step", "w2", "floor_step", 1.15, mlp_step(fl.W2, traced=True),
         peer="compile step"),
     Row("W4B to_static call", "w4b", "floor_call", 5.0, w4b_to_static, peer="script call"),
 ]

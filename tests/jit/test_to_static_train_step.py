@@ -121,7 +121,7 @@ def test_schedulers_step_between_calls(name):
 
 
 def test_the_rate_is_read_at_every_call():
-    # set_lr between calls, and the same function with two optimizers
+    # set_lr between calls: a rate of 0 leaves the weights as they are
     step = paddle.jit.to_static(train_step, full_graph=True)
     paddle.seed(1)
     net = Tiny()
