@@ -67,3 +67,6 @@ uint8 = _DTYPES["uint8"]
 float16, float32, float64 = (_DTYPES[k] for k in ("float16", "float32", "float64"))
 complex64, complex128 = _DTYPES["complex64"], _DTYPES["complex128"]
 dtype = type(float32)
+
+from .dygraph.gc_freeze import freeze_import_heap as _freeze_import_heap  # noqa: E402
+_freeze_import_heap()       # the import's objects leave the collector's walks (gc_freeze.py)

@@ -33,7 +33,7 @@ import numpy as np
 
 from ..kernels.cpu.math import scale as _scale_kernel
 from ..ops.mode import BIND
-from .engine import GradNode, GRAD, RECORDING, run_op
+from .engine import GradNode, GRAD, RECORDING, STAMP, run_op
 from .tensor import Tensor, Parameter
 from .tensor import wrap
 
@@ -127,8 +127,9 @@ def fast_operator(name, op, general, scale_op=None, attrs_of=None, fill=None):
         return fast
 
     # names the hot path reads, bound here (closure reads, not global lookups)
-    tensor_t, param_t, make, ndarray, bind, run, recording, grad = \
-        Tensor, Parameter, wrap, _ndarray, BIND, run_op, RECORDING, GRAD
+    tensor_t, param_t, ndarray, bind, run, recording, grad = \
+        Tensor, Parameter, _ndarray, BIND, run_op, RECORDING, GRAD
+    new, node_t, stamp = object.__new__, GradNode, STAMP
 
     def method(self, other):
         tp = type(other)
@@ -152,11 +153,28 @@ def fast_operator(name, op, general, scale_op=None, attrs_of=None, fill=None):
                     return general(self, other)
                 if type(out) is not ndarray:      # a 0-d result
                     out = _asarray(out)
+                # wrap(out) and GradNode(...) written out: a call less each
+                t = new(tensor_t)
+                t._data = out
+                t._slot = 0
+                t._grad = t._name = t._hooks = t._history = None
+                t.persistable = False
                 if (self.stop_gradient and other.stop_gradient) or not records or \
                         not (recording[0] or grad.enabled):
-                    return make(out)
-                return make(out, False,
-                            GradNode(op, defaults, (self, other), (a, b), (out,)), 0)
+                    t.stop_gradient = True
+                    t._node = None
+                    return t
+                n = new(node_t)
+                n.op = op
+                n.attrs = defaults
+                n.ins = (self, other)
+                n.arrays = (a, b)
+                n.outs = (out,)
+                n.hooks = None
+                n.epoch = stamp()
+                t.stop_gradient = False
+                t._node = n
+                return t
         elif (tp is float or tp is int) and BIND[0] is run_op:
             a = self._data
             if type(a) is _ndarray:
