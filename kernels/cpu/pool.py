@@ -21,7 +21,7 @@ import numpy as np
 from ...ops import OpError
 from ...ops.defs.nn_conv import pool_geometry, channel_last
 from ..registry import kernel
-from .pool_compiled import max_pool_2x2, pool_rows
+from .pool_compiled import max_pool_2x2, pool_rows, pool_same3
 
 
 # Paddle's max pooling starts every window at -FLT_MAX (also for float64), so a
@@ -152,14 +152,15 @@ def pool_forward(x, geo, is_max):
         if is_max:
             return _adaptive_max(x, geo)[0]
         return _adaptive_avg(x, x.shape[2:], geo.out, x.dtype)
-    # one strided slice per kernel offset: numpy reduces small, strided window
-    # axes slowly, but combines whole slices at full speed
+    # the compiled loops of kernels/cpu/pool_compiled.py (the separable path's
+    # bits), the first that takes this geometry; else numpy's separable path
+    out = max_pool_2x2(x, geo) if is_max else None
+    if out is None:
+        out = pool_same3(x, geo, is_max)
+    if out is None:
+        out = pool_rows(x, geo, is_max, _taps)
     if is_max:
-        out = max_pool_2x2(x, geo)
-        if out is None:
-            out = pool_rows(x, geo, True, _taps)
         return _separable_max(x, geo) if out is None else out
-    out = pool_rows(x, geo, False, _taps)
     if out is None:
         out = _separable(x, geo, np.add, 0)
     out /= _avg_divisor(x, geo)

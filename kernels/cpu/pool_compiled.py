@@ -21,6 +21,13 @@ one read of the input instead of two or three passes over full-size arrays:
 pool 16.3 -> 6.2 ms, a 16x192x35x35 3x3/1 sum 11.5 -> 7.6 ms); below that
 numpy's passes are faster (the loop's set-up costs tens of microseconds).
 
+``pool_same3`` takes the commonest window of all, 3x3 with stride 1 and
+padding 1 (every branch pool of GoogLeNet and Inception), per plane as two
+runs over the whole plane (rows, then columns) whose few wrong edge values
+are computed again: a plane of 13x13 is not 26 loops of 13 values.  GoogLeNet's
+1x528x13x13 max pool 0.40 -> 0.05 ms (oneDNN's, in Paddle Inference: 0.08),
+Inception's 16x192x35x35 average pool 3.7 -> 1.2 ms; the separable path's bits.
+
 Their loops index with unsigned integers (numba's wrap-around of negative
 signed indices kept the strided and shifted reads scalar): a 16x64x112x112
 3x3/2 max pool 6.5 -> 4.6 ms, a 16x192x35x35 3x3/1 sum 7.2 -> 2.7 ms, a
@@ -36,7 +43,7 @@ from .fused_elementwise import numba_available, cached_njit, _max, _NUMBA_FLOATS
 # unsigned loop indices: numba's wrap-around of negative ones keeps strided reads scalar
 from .depthwise import _U, _U1, _U2
 
-__all__ = ["max_pool_2x2", "pool_rows", "ROWS_MIN_BYTES"]
+__all__ = ["max_pool_2x2", "pool_rows", "pool_same3", "ROWS_MIN_BYTES"]
 
 
 def _pool(x, out, mx):
@@ -131,22 +138,72 @@ def _rows(x, out, kh, kw, sh, sw, pt, pl, order_h, order_w, lo_w, hi_w, tmp, com
                             o[i] = comb(o[i], tmp[i * usw + off])
 
 
-_ROWS = {}
+def _same3(x, out, h, w, tmp, comb):
+    """3x3 windows, stride 1, padding 1 (Ho = H, Wo = W), per plane (a row of
+    ``x`` and ``out``: its H * W values): each output combines its window's
+    offsets in the separable path's order (pool.py ``_taps``: the centre, then
+    -1, then +1; rows first, into ``tmp``).  The inner rows of a plane are one
+    run (three reads per value, vector code), the first and last apart; the
+    columns one run over the plane, then its first and last column again
+    (the run took their neighbours from the next and previous rows)."""
+    uw = _U(w)
+    n = _U(h) * uw
+    top = n - uw
+    for b in range(x.shape[0]):
+        xp = x[b]
+        for f in range(uw):
+            tmp[f] = comb(xp[f], xp[f + uw])
+        for f in range(uw, top):
+            tmp[f] = comb(comb(xp[f], xp[f - uw]), xp[f + uw])
+        for f in range(top, n):
+            tmp[f] = comb(xp[f], xp[f - uw])
+        o = out[b]
+        for f in range(_U1, n - _U1):
+            o[f] = comb(comb(tmp[f], tmp[f - _U1]), tmp[f + _U1])
+        for y in range(_U(h)):
+            f = y * uw
+            o[f] = comb(tmp[f], tmp[f + _U1])
+            f += uw - _U1
+            o[f] = comb(tmp[f], tmp[f - _U1])
 
 
-def _rows_kernel(is_max):
-    if is_max not in _ROWS:
+_COMBINED = {}
+
+
+def _combined_kernel(loops, is_max):
+    """(compiled ``loops``, its combine: maximum or sum), made once; None
+    without numba."""
+    key = (loops.__name__, is_max)
+    if key not in _COMBINED:
         fn = None
         if numba_available():
             try:
                 import numba
                 comb = numba.njit(inline="always")(_max if is_max else _sum)
-                kernel = cached_njit(_rows)
-                fn = (kernel, comb)
+                fn = (cached_njit(loops), comb)
             except Exception:
                 fn = None
-        _ROWS[is_max] = fn
-    return _ROWS[is_max]
+        _COMBINED[key] = fn
+    return _COMBINED[key]
+
+
+def pool_same3(x, geo, is_max):
+    """The 3x3 stride-1 padding-1 window maxima (``is_max``) or sums of
+    channel-first 4-D ``x`` (GoogLeNet's and Inception's branch pools), the
+    separable path's bits; None where it does not apply."""
+    if x.ndim != 4 or x.dtype not in _DTYPES or tuple(geo.k) != (3, 3) or \
+            tuple(geo.s) != (1, 1) or tuple(geo.pads) != ((1, 1), (1, 1)) or \
+            tuple(geo.out) != x.shape[2:] or min(x.shape[2:]) < 2:
+        return None
+    fn = _combined_kernel(_same3, is_max)
+    if fn is None:
+        return None
+    kernel, comb = fn
+    n, c, h, w = x.shape
+    out = np.empty(x.shape, x.dtype)
+    kernel(np.ascontiguousarray(x).reshape(n * c, h * w), out.reshape(n * c, h * w), h, w,
+           np.empty(h * w, x.dtype), comb)
+    return out
 
 
 def _order(taps, s, p, o):
@@ -172,7 +229,7 @@ def pool_rows(x, geo, is_max, taps_of):
     tw = taps_of(x.shape[3], geo.k[1], geo.s[1], pl, geo.out[1])
     if th is None or tw is None:        # a window wholly in the padding
         return None
-    fn = _rows_kernel(is_max)
+    fn = _combined_kernel(_rows, is_max)
     if fn is None:
         return None
     kernel, comb = fn

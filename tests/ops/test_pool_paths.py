@@ -144,3 +144,35 @@ def test_compiled_rows_are_the_separable_path(monkeypatch, k, s, p, ceil, is_max
     want = P._separable(x, geo, np.maximum if is_max else np.add, 0)
     np.testing.assert_array_equal(got, want)
     np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+@needs_numba
+@pytest.mark.parametrize("shape", [(1, 2, 2, 2), (2, 3, 2, 9), (1, 4, 9, 2), (2, 5, 13, 13),
+                                   (1, 3, 6, 17)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("is_max", [True, False])
+def test_same_three_by_three_is_the_separable_path(shape, dtype, is_max):
+    """pool_same3 (3x3, stride 1, padding 1: one run per plane, edges again)
+    gives numpy's separable path's bits, NaN and signed zeros included."""
+    from sampan.kernels.cpu import pool_compiled as PC
+    rs = np.random.RandomState(sum(shape))
+    x = rs.standard_normal(shape).astype(dtype)
+    zeros = rs.rand(*shape) < 0.6       # ties of signed zeros: the order shows
+    x[zeros] = np.where(rs.rand(int(zeros.sum())) < 0.5, -0.0, 0.0)
+    x.flat[0] = np.nan
+    geo = _geo(shape[2:], 3, 1, 1, False)
+    got = PC.pool_same3(x, geo, is_max)
+    want = P._separable(x, geo, np.maximum if is_max else np.add, 0)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+@needs_numba
+def test_same_three_by_three_declines_other_windows():
+    from sampan.kernels.cpu import pool_compiled as PC
+    x = np.ones((1, 2, 8, 8), np.float32)
+    for k, s, p in [(3, 2, 1), (3, 1, 0), (2, 1, 1), (5, 1, 2)]:
+        assert PC.pool_same3(x, _geo((8, 8), k, s, p, False), True) is None
+    assert PC.pool_same3(x.astype(np.float16), _geo((8, 8), 3, 1, 1, False), True) is None
+    assert PC.pool_same3(np.ones((1, 2, 1, 8), np.float32), _geo((1, 8), 3, 1, 1, False),
+                         True) is None
