@@ -21,7 +21,7 @@ import numpy as np
 from ...ops import OpError
 from ...ops.defs.nn_conv import pool_geometry, channel_last
 from ..registry import kernel
-from .pool_compiled import max_pool_2x2, pool_rows, pool_same3
+from .pool_compiled import max_pool_2x2, pool_rows, pool_same3, pool_valid3_s2
 
 
 # Paddle's max pooling starts every window at -FLT_MAX (also for float64), so a
@@ -157,6 +157,8 @@ def pool_forward(x, geo, is_max):
     out = max_pool_2x2(x, geo) if is_max else None
     if out is None:
         out = pool_same3(x, geo, is_max)
+    if out is None:
+        out = pool_valid3_s2(x, geo, is_max)
     if out is None:
         out = pool_rows(x, geo, is_max, _taps)
     if is_max:

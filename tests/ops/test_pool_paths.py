@@ -168,7 +168,29 @@ def test_same_three_by_three_is_the_separable_path(shape, dtype, is_max):
 
 
 @needs_numba
-def test_same_three_by_three_declines_other_windows():
+@pytest.mark.parametrize("shape", [(1, 2, 3, 3), (2, 3, 4, 9), (1, 4, 13, 13), (1, 2, 8, 31),
+                                   (1, 2, 9, 32), (2, 2, 11, 45)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("is_max", [True, False])
+def test_unpadded_three_by_three_stride_two_is_the_separable_path(shape, dtype, is_max):
+    """pool_valid3_s2 (rows then columns at every stride-1 position, every second
+    taken; runs over the plane below _RUN_WIDTH columns, per row from it) gives
+    numpy's separable path's bits."""
+    from sampan.kernels.cpu import pool_compiled as PC
+    rs = np.random.RandomState(sum(shape) + 7)
+    x = rs.standard_normal(shape).astype(dtype)
+    zeros = rs.rand(*shape) < 0.6
+    x[zeros] = np.where(rs.rand(int(zeros.sum())) < 0.5, -0.0, 0.0)
+    x.flat[0] = np.nan
+    geo = _geo(shape[2:], 3, 2, 0, False)
+    got = PC.pool_valid3_s2(x, geo, is_max)
+    want = P._separable(x, geo, np.maximum if is_max else np.add, 0)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+@needs_numba
+def test_the_special_windows_decline_other_geometries():
     from sampan.kernels.cpu import pool_compiled as PC
     x = np.ones((1, 2, 8, 8), np.float32)
     for k, s, p in [(3, 2, 1), (3, 1, 0), (2, 1, 1), (5, 1, 2)]:
@@ -176,3 +198,5 @@ def test_same_three_by_three_declines_other_windows():
     assert PC.pool_same3(x.astype(np.float16), _geo((8, 8), 3, 1, 1, False), True) is None
     assert PC.pool_same3(np.ones((1, 2, 1, 8), np.float32), _geo((1, 8), 3, 1, 1, False),
                          True) is None
+    for k, s, p, ceil in [(3, 2, 1, False), (3, 2, 0, True), (2, 2, 0, False), (3, 1, 0, False)]:
+        assert PC.pool_valid3_s2(x, _geo((8, 8), k, s, p, ceil), True) is None
