@@ -153,7 +153,9 @@ def fast_operator(name, op, general, scale_op=None, attrs_of=None, fill=None):
                     return general(self, other)
                 if type(out) is not ndarray:      # a 0-d result
                     out = _asarray(out)
-                # wrap(out) and GradNode(...) written out: a call less each
+                # wrap(out) and GradNode(...) written out, a call less each (the
+                # fields as tensor.wrap and GradNode.__init__ set them: the test
+                # test_fast_results_are_built_as_wrap_builds_them checks)
                 t = new(tensor_t)
                 t._data = out
                 t._slot = 0

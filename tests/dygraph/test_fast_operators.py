@@ -189,3 +189,28 @@ def test_the_fast_cases_never_reach_the_general_path():
             assert m(i, 3).dtype == paddle.int64
         with pytest.raises(AssertionError, match="general path"):
             m(x, True)                              # a bool number: the general rules
+
+
+def test_fast_results_are_built_as_wrap_builds_them():
+    """The fast operator builds its tensor and grad node inline: every field
+    tensor.wrap and GradNode.__init__ set is set, to the same values."""
+    from sampan.dygraph.tensor import Tensor, wrap
+    from sampan.dygraph.engine import GradNode
+    from sampan.ops import get_op
+    a = paddle.to_tensor(np.ones(3, np.float32), stop_gradient=False)
+    b = paddle.to_tensor(np.ones(3, np.float32))
+    for got, want in ((b + b, wrap(np.ones(3, np.float32))),
+                      (a + b, wrap(np.ones(3, np.float32), False, GradNode(
+                          get_op("elementwise_add"), None, (a, b), (a._data, b._data), ()),
+                          0))):
+        for name in Tensor.__slots__:
+            if name == "__weakref__":
+                continue
+            assert hasattr(got, name) == hasattr(want, name), name
+            if name not in ("_data", "_node") and hasattr(want, name):
+                assert getattr(got, name) == getattr(want, name), name
+        assert (got._node is None) == (want._node is None)
+    node = (a + b)._node
+    for name in GradNode.__slots__:
+        assert hasattr(node, name), name
+    assert node.hooks is None and node.op.type == "elementwise_add" and node.ins[0] is a

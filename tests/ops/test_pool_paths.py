@@ -146,6 +146,22 @@ def test_compiled_rows_are_the_separable_path(monkeypatch, k, s, p, ceil, is_max
     np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
 
 
+def _assert_separable_bits(pool, shape, dtype, window, is_max, seed):
+    """``pool(x, geo)`` equals numpy's separable path bit for bit on an input of
+    ``shape`` that is 60% zeros of both signs (ties of signed zeros: the order
+    the window's offsets are combined in shows) with a NaN; ``window``: (k, s, p)."""
+    rs = np.random.RandomState(seed)
+    x = rs.standard_normal(shape).astype(dtype)
+    zeros = rs.rand(*shape) < 0.6
+    x[zeros] = np.where(rs.rand(int(zeros.sum())) < 0.5, -0.0, 0.0)
+    x.flat[0] = np.nan
+    geo = _geo(shape[2:], *window, False)
+    got = pool(x, geo)
+    want = P._separable(x, geo, np.maximum if is_max else np.add, 0)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
 @needs_numba
 @pytest.mark.parametrize("shape", [(1, 2, 2, 2), (2, 3, 2, 9), (1, 4, 9, 2), (2, 5, 13, 13),
                                    (1, 3, 6, 17)])
@@ -155,16 +171,8 @@ def test_same_three_by_three_is_the_separable_path(shape, dtype, is_max):
     """pool_same3 (3x3, stride 1, padding 1: one run per plane, edges again)
     gives numpy's separable path's bits, NaN and signed zeros included."""
     from sampan.kernels.cpu import pool_compiled as PC
-    rs = np.random.RandomState(sum(shape))
-    x = rs.standard_normal(shape).astype(dtype)
-    zeros = rs.rand(*shape) < 0.6       # ties of signed zeros: the order shows
-    x[zeros] = np.where(rs.rand(int(zeros.sum())) < 0.5, -0.0, 0.0)
-    x.flat[0] = np.nan
-    geo = _geo(shape[2:], 3, 1, 1, False)
-    got = PC.pool_same3(x, geo, is_max)
-    want = P._separable(x, geo, np.maximum if is_max else np.add, 0)
-    np.testing.assert_array_equal(got, want)
-    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    _assert_separable_bits(lambda x, geo: PC.pool_same3(x, geo, is_max), shape, dtype,
+                           (3, 1, 1), is_max, seed=sum(shape))
 
 
 @needs_numba
@@ -177,16 +185,8 @@ def test_unpadded_three_by_three_stride_two_is_the_separable_path(shape, dtype, 
     taken; runs over the plane below _RUN_WIDTH columns, per row from it) gives
     numpy's separable path's bits."""
     from sampan.kernels.cpu import pool_compiled as PC
-    rs = np.random.RandomState(sum(shape) + 7)
-    x = rs.standard_normal(shape).astype(dtype)
-    zeros = rs.rand(*shape) < 0.6
-    x[zeros] = np.where(rs.rand(int(zeros.sum())) < 0.5, -0.0, 0.0)
-    x.flat[0] = np.nan
-    geo = _geo(shape[2:], 3, 2, 0, False)
-    got = PC.pool_valid3_s2(x, geo, is_max)
-    want = P._separable(x, geo, np.maximum if is_max else np.add, 0)
-    np.testing.assert_array_equal(got, want)
-    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+    _assert_separable_bits(lambda x, geo: PC.pool_valid3_s2(x, geo, is_max), shape, dtype,
+                           (3, 2, 0), is_max, seed=sum(shape) + 7)
 
 
 @needs_numba
