@@ -63,6 +63,8 @@ from ..program.backward import gradients
 from ..program.backward_pass import BUILDERS
 from ..program.backward_path import find_path
 from ..program.passes.fuse_elementwise import fused_clone
+from ..program.traced_grads import traced_grads
+from .grad_writeback import GradWriteback
 from .no_value import clone, has_value_flags
 
 __all__ = ["PartialProgram"]
@@ -105,7 +107,11 @@ class PartialProgram:
         # a function that trains itself (loss.backward() and optimizer.step() traced
         # in: optimizer/static_minimize.py) holds its backward and updates; its call
         # records nothing on the tape
-        trains = bool(concrete.main_program.__dict__.get("traced_grads"))
+        state = traced_grads(concrete.main_program)
+        trains = state is not None
+        # the parameters' .grad through the call, as eager (jit/grad_writeback.py)
+        self.grads = GradWriteback(state, self.bound) if trains and (
+            state.vars or state.cleared) else None
         self.input_needs_grad = [not sg and not trains for sg in sgs]
         self.made_differentiable = getattr(concrete, "made_differentiable", ())
         self.any_input_grad = any(self.input_needs_grad)
@@ -139,7 +145,9 @@ class PartialProgram:
         # the order of their has-value flags (fetched after the outputs)
         self.no_value = [k for k, f in enumerate(self.flag_names) if f is not None]
         self.n_out = len(self.out_names)
+        self.n_flags = len(self.no_value)
         self._forward = None
+        self._forward_live = None       # with the gradients' start additions
         self._train = None
         self._backend = None
 
@@ -153,12 +161,19 @@ class PartialProgram:
         if _recording() and self.diff_outs and (self.any_input_grad or
                                                     _any_trainable(self.grad_params)):
             return self._call_train(inputs)
-        fwd = self._forward or self._plan_forward(inputs)
-        feeds = [t._data for t in inputs]
+        grads = self.grads
+        if grads is not None and grads.live():
+            fwd = self._forward_live or self._plan_forward(inputs, live=True)
+            feeds = [t._data for t in inputs] + grads.feeds()
+        else:
+            fwd = self._forward or self._plan_forward(inputs)
+            feeds = [t._data for t in inputs]
         if self.check_inputs:
             fwd.check_feeds(feeds)
         outs = fwd.run_arrays(feeds)
         n = self.n_out
+        if grads is not None:
+            grads.write(outs[n + self.n_flags:])
         if self.array_outs:
             result = self._with_arrays(outs[:n])
         else:
@@ -218,15 +233,23 @@ class PartialProgram:
             self._backend = next((backend_of(a) for a in arrays if a is not None), CPU)
         return self._backend
 
-    def _plan_forward(self, inputs):
-        program, fetch = self.program, self.out_names + self.flags()
+    def _plan_forward(self, inputs, live=False):
+        program, fetch, feed = self.program, self.out_names + self.flags(), self.feed_names
+        if self.grads is not None:
+            program = self.grads.program(program, live)
+            fetch = fetch + self.grads.fetch_names(live)
+            if live:
+                feed = feed + self.grads.start_names
         if getattr(self.build_strategy, "enable_auto_fusion", False):
             # forward only (no backward reads its values): elementwise trees fused
-            program = fused_clone(program, keep=self.feed_names + fetch)
-        self._forward = _plan(program, self.feed_names, fetch,
-                              self.bound, self.backend(inputs), check=self.check_inputs,
-                              write_back=self.writes_state)
-        return self._forward
+            program = fused_clone(program, keep=feed + fetch)
+        plan = _plan(program, feed, fetch, self.bound, self.backend(inputs),
+                     check=self.check_inputs, write_back=self.writes_state)
+        if live:
+            self._forward_live = plan
+        else:
+            self._forward = plan
+        return plan
 
     def flags(self):
         """The has-value flags the forward fetches after its outputs (jit/no_value.py)."""

@@ -366,9 +366,9 @@ class Optimizer:
 
     # ------------------------------------------------------------- user API
     def clear_grad(self, set_to_zero=True):
-        if in_static_mode():       # a to_static program's gradients live one run only
+        if in_static_mode():       # inside a to_static function: the traced clear
             from . import static_minimize
-            return static_minimize.traced_clear_grad(self)
+            return static_minimize.traced_clear_grad(self, set_to_zero)
         for p in self._all_params():
             if not p.stop_gradient:
                 p.clear_gradient(set_to_zero)

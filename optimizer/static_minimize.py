@@ -43,8 +43,10 @@ live tensors (``state_dict``, a later eager ``step`` and the program share
 them).  The learning rate is an eager tensor of its own that the program binds
 and that is set to ``get_lr()`` before every run (``program.before_run``,
 run by jit/partial_program.py), so ``scheduler.step()`` between calls takes
-effect.  ``clear_grad`` has nothing to clear there (the program's gradients
-live for one run); ``minimize(loss)`` is ``backward`` + ``step``.
+effect.  The parameters' ``.grad`` go through the function as eagerly:
+``backward`` adds to them, ``clear_grad`` clears them, and the call writes
+them back (program/traced_grads.py); ``minimize(loss)`` is ``backward`` +
+``step``.
 """
 import weakref
 
@@ -55,6 +57,7 @@ from ..ops import create_state, op_role, static_guard
 from ..ops.dtypes import to_enum
 from ..program import append_backward, default_main_program, program_guard
 from ..program.program_guard import default_startup_program
+from ..program.traced_grads import traced_grads
 from ..utils import unique_name
 from .lr import LRScheduler
 
@@ -204,7 +207,8 @@ def _traced_lr(opt, main):
 def traced_step(opt):
     """``opt.step()`` traced into a to_static program (module doc)."""
     main = _traced_program("step")
-    grads = main.__dict__.get("traced_grads") or {}
+    state = traced_grads(main)
+    grads = state.vars if state is not None else {}
     groups = []
     for hp, params in _param_groups(opt):
         pairs = [(p, grads[p.name]) for p in params
@@ -220,8 +224,11 @@ def traced_step(opt):
                 opt._create_accumulators(new, hp)
                 opt._prepared.update(p.name for p in new)
     lr = _traced_lr(opt, main)
+    block = main.global_block()
+    start = len(block.ops)
     for hp, pairs in groups:
         opt._update(opt._prepare(pairs, hp), hp, lr)
+    state.keep_raw(block, start)
 
 
 def _param_groups(opt):
@@ -239,8 +246,12 @@ def _param_groups(opt):
     return out
 
 
-def traced_clear_grad(opt):
-    _traced_program("clear_grad")
+def traced_clear_grad(opt, set_to_zero=True):
+    """``opt.clear_grad()`` traced: the parameters' gradients so far are dropped,
+    and the call clears their ``.grad`` as the eager one does."""
+    main = _traced_program("clear_grad")
+    traced_grads(main, create=True).clear(
+        [p for p in opt._all_params() if not p.stop_gradient], set_to_zero)
 
 
 def traced_minimize(opt, loss):
@@ -251,7 +262,7 @@ def traced_minimize(opt, loss):
     loss.backward()
     start = len(block.ops)
     traced_step(opt)
-    grads = main.__dict__.get("traced_grads") or {}
+    grads = traced_grads(main).vars
     pairs = [(p, grads[p.name]) for _, params in _param_groups(opt) for p in params
              if p.name in grads]
     return block.ops[start:], pairs

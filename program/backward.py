@@ -61,7 +61,7 @@ from ..ops.dtypes import to_enum
 from . import attrs as A
 from .backward_pass import BUILDERS, GRAD, _Pass, _Ref, _name
 
-__all__ = ["append_backward", "gradients", "register_grad_builder"]
+__all__ = ["append_backward", "gradients", "register_grad_builder", "seeded_backward"]
 
 LOSS_ROLE = A.OP_ROLE_BACKWARD | A.OP_ROLE_LOSS
 
@@ -117,15 +117,30 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
         raise OpError(f"append_backward: loss '{loss.name}' must hold one value (shape [] "
                       f"or [1]), got shape {list(loss.shape)}; reduce it first "
                       f"(paddle.mean / paddle.sum)")
+    return seeded_backward(loss, None, parameter_list, no_grad_set, callbacks)
+
+
+def seeded_backward(loss, loss_grad=None, parameter_list=None, no_grad_set=None,
+                    callbacks=None):
+    """``append_backward`` from ``loss`` of any shape, its gradient starting as
+    ``loss_grad`` (a Variable of the loss's shape; None: ones, as the eager
+    ``Tensor.backward(grad_tensor=None)``); what a traced ``loss.backward()``
+    appends (static/variable_methods.py)."""
+    _check_var(loss, "backward: loss")
     block, program = loss.block, loss.block.program
     if callbacks is not None and not isinstance(callbacks, (list, tuple)):
         raise TypeError("append_backward: callbacks must be a list of callables")
     ops = list(block.ops)
     p = _Pass(program, block, block, _names(no_grad_set, "no_grad_set"), callbacks)
-    seed = _Ref(p._fresh(loss.name + GRAD), loss)
-    p.append_op("fill_constant", {}, {"Out": [seed]},
-                {"shape": list(loss.shape), "value": 1.0, "dtype": to_enum(loss.np_dtype),
-                 "op_role": LOSS_ROLE})
+    if loss_grad is not None:
+        seed = _given_seed(loss, loss_grad, "backward: grad_tensor", same_dtype=True)
+    elif _numel_one(loss.shape):
+        seed = _Ref(p._fresh(loss.name + GRAD), loss)
+        p.append_op("fill_constant", {}, {"Out": [seed]},
+                    {"shape": list(loss.shape), "value": 1.0, "dtype": to_enum(loss.np_dtype),
+                     "op_role": LOSS_ROLE})
+    else:
+        seed = _ones_like(p, loss)
     p.run(ops, [loss.name], None, {loss.name: seed})
     for name in list(p.pending):          # leaves: parameters, data needing grad
         p.finalize(name)
@@ -146,6 +161,23 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
             spec[3]["op_role_var"] = [q.name, _name(g)]
     p.flush()
     return [(q, block._var_recursive(_name(g))) for q, g in pairs]
+
+
+def _given_seed(t, g, what, same_dtype=False):
+    """The name of ``g``, the starting gradient of target ``t``, checked: a
+    Variable of ``t``'s program with ``t``'s rank and dims (where both are
+    known), and ``same_dtype``: its dtype."""
+    _check_var(g, what)
+    if g.block.program is not t.block.program:
+        raise ValueError(f"{what} '{g.name}' is not in the program of '{t.name}'")
+    if len(g.shape) != len(t.shape) or any(
+            a != b and a >= 0 and b >= 0 for a, b in zip(g.shape, t.shape)):
+        raise ValueError(f"{what} '{g.name}' has shape {list(g.shape)} but '{t.name}' has "
+                         f"{list(t.shape)}; they must be equal")
+    if same_dtype and g.np_dtype != t.np_dtype:
+        raise TypeError(f"{what} '{g.name}' has dtype {g.np_dtype} but '{t.name}' has "
+                        f"{t.np_dtype}; they must be equal")
+    return g.name
 
 
 def _spec_writing(specs, g):
@@ -177,15 +209,7 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
     p = _Pass(program, block, block, _names(no_grad_set, "no_grad_set"))
     seeds = {}
     for t, g in zip(targets, tgs):
-        if g is None:
-            g = _ones_like(p, t)
-        else:
-            _check_var(g, "gradients: target_gradients")
-            if len(g.shape) != len(t.shape) or any(
-                    a != b and a >= 0 and b >= 0 for a, b in zip(g.shape, t.shape)):
-                raise ValueError(f"gradients: target '{t.name}' has shape {list(t.shape)} but "
-                                 f"its target_gradient '{g.name}' has {list(g.shape)}")
-            g = g.name
+        g = _ones_like(p, t) if g is None else _given_seed(t, g, "gradients: target_gradient")
         if t.name in seeds:
             raise ValueError(f"gradients: target '{t.name}' is given twice")
         seeds[t.name] = g

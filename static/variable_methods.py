@@ -16,20 +16,22 @@ the static ``Variable`` (user code calls them inside ``to_static`` functions):
   what this gives it);
 - ``tolist()``: a clear error (a Variable has no value while the program is
   built), as ``numpy()``;
-- ``backward()`` inside a ``to_static`` function (a whole training step traced
-  into one program, as Paddle 2.6's AST to_static allows): the backward of
-  the loss is appended (``append_backward``) and each trainable parameter's
-  gradient variable is recorded in ``program.traced_grads`` (a second
-  ``backward()`` adds its gradients to the recorded ones, as eager
-  accumulates), where a traced ``optimizer.step()`` finds them
-  (optimizer/static_minimize.py).  Outside ``to_static`` a static Variable has
-  no ``backward()``, as in Paddle (``append_backward`` / ``minimize`` build
-  one).
+- ``backward(grad_tensor=None)`` inside a ``to_static`` function (a whole
+  training step traced into one program, as Paddle 2.6's AST to_static
+  allows): the backward of the loss is appended (``seeded_backward``: from
+  ``grad_tensor``, a Variable or an eager tensor the code holds, of the
+  loss's shape and dtype; None: ones, for a loss of any shape, as eagerly),
+  and each trainable parameter's gradient is added to its traced ``.grad``
+  (program/traced_grads.py), which a traced ``optimizer.step()`` reads
+  (optimizer/static_minimize.py) and the call writes into ``.grad``.
+  Outside ``to_static`` a static Variable has no ``backward()``, as in
+  Paddle (``append_backward`` / ``minimize`` build one).
 """
-from ..ops import OpError
-from ..program.backward import append_backward
+from ..ops import OpError, is_graph_value
+from ..program.backward import seeded_backward
 from ..program.program_guard import default_main_program
 from ..program.static_mode import append_op
+from ..program.traced_grads import traced_grads
 from ..program.variable import Variable, VarType
 from ..program.value_request import request_value
 from ..utils import unique_name
@@ -110,22 +112,23 @@ def backward(self, grad_tensor=None, retain_graph=False):
         raise AssertionError(f"backward() of '{self.name}' inside to_static: retain_graph=True "
                              f"is not supported (the program's backward is built once); "
                              f"call it with retain_graph=False")
-    if grad_tensor is not None:
-        raise ValueError(f"backward() of '{self.name}' inside to_static: grad_tensor is not "
-                         f"supported (the backward starts from a gradient of ones); scale "
-                         f"the loss instead")
-    grads = program.__dict__.setdefault("traced_grads", {})
+    if grad_tensor is not None and not is_graph_value(grad_tensor):
+        if not hasattr(grad_tensor, "_data"):         # (static/ never imports dygraph/)
+            raise TypeError(f"backward() of '{self.name}': grad_tensor must be a Tensor, got "
+                            f"{type(grad_tensor).__name__}")
+        grad_tensor = program.bind_tensor(grad_tensor)      # an eager tensor the code holds
+    state = traced_grads(program, create=True)
+    if state.stepped:
+        # the step's ops write the parameters in place, and the static backward
+        # stops at them: the gradients through updated parameters would be lost
+        raise NotImplementedError(
+            f"backward() of '{self.name}' after optimizer.step() in one to_static "
+            f"function: the gradients through the updated parameters are not traced; "
+            f"call step() after every backward(), or split the function in two")
     block = program.global_block()
-    for param, grad in append_backward(self):
-        if grad is None:
-            continue
-        old = grads.get(param.name)
-        if old is not None:         # a second loss: its gradients add to the first's
-            total = block.create_var(name=unique_name.generate(param.name + "@GRAD@SUM"),
-                                     shape=grad.shape, dtype=grad.np_dtype)
-            append_op(block, "sum", {"X": [old, grad]}, {"Out": [total]})
-            grad = total
-        grads[param.name] = grad
+    for param, grad in seeded_backward(self, grad_tensor):
+        if grad is not None:
+            state.add(block, param, grad)
 
 
 Variable.backward = backward

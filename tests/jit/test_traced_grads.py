@@ -1,0 +1,209 @@
+"""The parameters' ``.grad`` through a to_static function calling
+``loss.backward()`` are what eager code leaves (program/traced_grads.py,
+jit/grad_writeback.py): accumulation over calls, a step outside the function,
+a step inside with gradients left from before, clear_grad with and without
+set_to_zero, ``backward(grad_tensor)`` and a non-scalar loss."""
+import numpy as np
+import pytest
+
+import sampan as paddle
+
+OPT = paddle.optimizer
+
+
+class Net(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.l1 = paddle.nn.Linear(5, 7)
+        self.l2 = paddle.nn.Linear(7, 3)
+
+    def forward(self, x):
+        return self.l2(paddle.tanh(self.l1(x)))
+
+
+def _x(seed):
+    return paddle.to_tensor(np.random.RandomState(seed).standard_normal((6, 5))
+                            .astype("float32"))
+
+
+def _grads(net):
+    return [None if p.grad is None else p.grad.numpy().copy() for p in net.parameters()]
+
+
+def _momentum(params):
+    return OPT.Momentum(0.05, parameters=params)
+
+
+def _compare(body, calls=3, between=None, make_opt=_momentum):
+    """Run ``body(net, opt, x)`` eagerly and traced on equal nets; after every call
+    (and ``between(net, opt, k)``) the losses, weights and ``.grad`` agree."""
+    runs = []
+    for traced in (False, True):
+        paddle.seed(11)
+        net = Net()
+        opt = make_opt(net.parameters())
+        fn = paddle.jit.to_static(body, full_graph=True) if traced else body
+        trace = []
+        for k in range(calls):
+            out = fn(net, opt, _x(k))
+            if between is not None:
+                between(net, opt, k)
+            trace.append((float(out), [p.numpy().copy() for p in net.parameters()],
+                          _grads(net)))
+        runs.append(trace)
+    for (le, we, ge), (ls, ws, gs) in zip(*runs):
+        np.testing.assert_allclose(ls, le, rtol=1e-5, atol=1e-6)
+        for a, b in zip(ws, we):
+            np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+        for a, b in zip(gs, ge):
+            assert (a is None) == (b is None)
+            if a is not None:
+                np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    return runs
+
+
+def test_backward_alone_accumulates_over_calls():
+    def body(net, opt, x):
+        loss = (net(x) ** 2).mean()
+        loss.backward()
+        return loss
+    runs = _compare(body)
+    # the gradients really grow call after call (not one call's)
+    g = [t[2][0] for t in runs[1]]
+    assert not np.allclose(g[0], g[2])
+
+
+def test_accumulation_with_a_step_outside_every_second_call():
+    def body(net, opt, x):
+        loss = net(x).abs().mean()
+        loss.backward()
+        return loss
+
+    def between(net, opt, k):
+        if k % 2 == 1:
+            opt.step()
+            opt.clear_grad()
+    _compare(body, calls=4, between=between)
+
+
+def test_a_step_inside_without_clear_grad_uses_the_accumulated_gradient():
+    def body(net, opt, x):
+        loss = (net(x) ** 2).mean()
+        loss.backward()
+        opt.step()
+        return loss
+    _compare(body)
+
+
+def test_gradients_left_by_eager_code_before_the_call():
+    def body(net, opt, x):
+        loss = (net(x) ** 2).mean()
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        return loss
+
+    def between(net, opt, k):
+        net(_x(10 + k)).sum().backward()        # eager gradients the next call finds
+    _compare(body, between=between)
+
+
+@pytest.mark.parametrize("after", ["clear", "keep"])
+def test_weight_decay_and_clipping_write_the_gradient_in_place(after):
+    # L2 decay and global-norm clipping rewrite the gradient variable in the
+    # program; .grad (eager step leaves it as it was) and a later backward see
+    # the gradient before the step, with and without live gradients at the start
+    def make(params):
+        return OPT.Momentum(0.05, momentum=0.7, parameters=params,
+                            weight_decay=paddle.regularizer.L2Decay(0.1),
+                            grad_clip=paddle.nn.ClipGradByGlobalNorm(0.5))
+
+    def body(net, opt, x):
+        loss = (net(x) ** 2).mean()
+        loss.backward()
+        opt.step()
+        if after == "clear":
+            opt.clear_grad()
+        return loss
+    _compare(body, calls=4, make_opt=make)
+
+
+@pytest.mark.parametrize("set_to_zero", [True, False])
+def test_clear_grad_at_the_end_and_at_the_start(set_to_zero):
+    def at_end(net, opt, x):
+        loss = (net(x) ** 2).mean()
+        loss.backward()
+        opt.step()
+        opt.clear_grad(set_to_zero)
+        return loss
+
+    def at_start(net, opt, x):
+        opt.clear_grad(set_to_zero)
+        loss = (net(x) ** 2).mean()
+        loss.backward()
+        opt.step()
+        return loss
+    runs = _compare(at_end)
+    assert all((g is None) != set_to_zero for g in runs[1][-1][2])
+    _compare(at_start)
+
+
+def test_backward_from_a_grad_tensor_and_of_a_non_scalar_loss():
+    held = paddle.to_tensor(np.linspace(0.5, 2.0, 18).reshape(6, 3).astype("float32"))
+
+    def from_variable(net, opt, x):
+        y = net(x)
+        y.backward(paddle.ones_like(y) * 3.0)
+        return y.mean()
+
+    def from_held_tensor(net, opt, x):
+        y = net(x)
+        y.backward(held)
+        return y.mean()
+
+    def non_scalar(net, opt, x):
+        y = net(x)
+        y.backward()
+        opt.step()
+        opt.clear_grad()
+        return y.mean()
+    for body in (from_variable, from_held_tensor, non_scalar):
+        _compare(body)
+
+
+def test_a_wrong_grad_tensor_is_named():
+    net = Net()
+
+    def bad_shape(x):
+        y = net(x)
+        y.backward(paddle.ones([6, 4]))
+        return y
+
+    def bad_dtype(x):
+        y = net(x)
+        y.backward(paddle.ones([6, 3], dtype="float64"))
+        return y
+
+    def not_a_tensor(x):
+        y = net(x)
+        y.backward(np.ones([6, 3], "float32"))
+        return y
+    with pytest.raises(ValueError, match=r"grad_tensor .* has shape \[6, 4\]"):
+        paddle.jit.to_static(bad_shape, full_graph=True)(_x(0))
+    with pytest.raises(TypeError, match="grad_tensor .* float64"):
+        paddle.jit.to_static(bad_dtype, full_graph=True)(_x(0))
+    with pytest.raises(TypeError, match="grad_tensor must be a Tensor"):
+        paddle.jit.to_static(not_a_tensor, full_graph=True)(_x(0))
+
+
+def test_a_backward_after_the_step_says_it_is_not_traced():
+    net = Net()
+    opt = OPT.SGD(0.1, parameters=net.parameters())
+
+    def body(x):
+        net(x).mean().backward()
+        opt.step()
+        net(x).mean().backward()
+        return x
+    with pytest.raises(NotImplementedError, match="after optimizer.step"):
+        paddle.jit.to_static(body, full_graph=True)(_x(0))
