@@ -241,7 +241,7 @@ _CPLX = {np.dtype("float32"): np.complex64, np.dtype("float64"): np.complex128,
          np.dtype("complex64"): np.complex64, np.dtype("complex128"): np.complex128}
 
 
-@kernel("eig", dtypes=F)
+@kernel("eig", dtypes=F + ("complex64", "complex128"))
 @checked("eig")
 def eig(ins, attrs, need):
     x = ins[0]

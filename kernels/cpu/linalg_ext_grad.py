@@ -278,9 +278,9 @@ def eigvalsh_grad(ins, attrs, need):
 @kernel("eig_grad", dtypes=F + C)
 def eig_grad(ins, attrs, need):
     """A = V diag(w) V^{-1}, V's columns of unit norm: gA = V^{-H} [diag(gw) +
-    (V^H gV - V^H V Re(diag(V^H gV))) / conj(E)] V^H; the real part (eig's
-    input is real)."""
-    w, v, gw, gv = ins
+    (V^H gV - V^H V Re(diag(V^H gV))) / conj(E)] V^H (Paddle's complex
+    convention, dL/dRe + i dL/dIm); its real part for a real input X."""
+    x, w, v, gw, gv = ins
     vh = np.conj(T(v))
     inner = np.zeros(v.shape, v.dtype)
     if gv is not None:
@@ -297,7 +297,7 @@ def eig_grad(ins, attrs, need):
     except np.linalg.LinAlgError:
         raise OpError("eig_grad: the eigenvectors are linearly dependent (the input "
                       "is not diagonalizable)") from None
-    return (np.real(ga).astype(np.real(v).dtype),)
+    return (ga.astype(x.dtype) if x.dtype.kind == "c" else np.real(ga).astype(x.dtype),)
 
 
 # ------------------------------------------------------------------ lu

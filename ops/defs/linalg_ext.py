@@ -249,11 +249,13 @@ def _eig_infer(metas, attrs):
     return (Meta(s[:-1], c), Meta(s, c))
 
 
-defgrad("eig_grad", "Eigenvalues Eigenvectors Eigenvalues@GRAD? Eigenvectors@GRAD?",
-        "X@GRAD", dtype_from="Eigenvectors",
-        infer=lambda m, a: (Meta(m[1].shape, m[1].dtype),))
+# X (PHI's eig_grad reads only the results) tells the kernel whether the
+# gradient is complex or, for a real input, its real part (Paddle's rule for
+# a real variable's complex gradient)
+defgrad("eig_grad", "X Eigenvalues Eigenvectors Eigenvalues@GRAD? Eigenvectors@GRAD?",
+        "X@GRAD", dtype_from="Eigenvectors", infer=lambda m, a: (m[0],))
 defop("eig", "X", "Eigenvalues Eigenvectors", infer=_eig_infer,
-      grad=grad_op("eig_grad", uses=("Eigenvalues", "Eigenvectors"),
+      grad=grad_op("eig_grad", uses=("X", "Eigenvalues", "Eigenvectors"),
                    gouts=("Eigenvalues", "Eigenvectors")))
 
 

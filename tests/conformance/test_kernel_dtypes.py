@@ -113,12 +113,7 @@ def test_known_extras_are_still_needed():
 
 
 # ops without Paddle's complex kernels, each with the reason
-KNOWN_COMPLEX_GAP = {
-    # eig_grad's slots (Paddle's: the eigenvalues, eigenvectors and their
-    # gradients) do not carry X, so its kernel cannot tell the gradient of a
-    # complex input (complex) from a real one's (its real part)
-    "eig": "eig_grad cannot tell a complex input from a real one",
-}
+KNOWN_COMPLEX_GAP = {}
 
 
 def test_complex_kernels():

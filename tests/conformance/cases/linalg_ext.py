@@ -184,6 +184,13 @@ CASES = [
     _c("eig.method", "x.eig()", M33),
     _c("eig.batch", "paddle.linalg.eig(x)", B233),
     _c("eig.not_square", "paddle.linalg.eig(x)", M32),
+    # complex input: the eigenvalues and the phase-free |v|, and their gradient
+    _c("eig.complex128", "w, v = paddle.linalg.eig(x)\nreturn w, paddle.abs(v)",
+       "complex128[3,3]", grad=True),
+    _c("eig.complex64", "w, v = paddle.linalg.eig(x)\nreturn w, paddle.abs(v)",
+       "complex64[3,3]", grad=True, **F32),
+    _c("eig.real_grad", "w, v = paddle.linalg.eig(x)\nreturn w, paddle.abs(v)", M33,
+       grad=True),
     _c("eigvals", "paddle.linalg.eigvals(x)", M33),
     _c("eigvals.float32", "paddle.linalg.eigvals(x)", "float32[3,3]", **F32),
     _c("eigvals.method", "x.eigvals()", B233),
