@@ -18,6 +18,11 @@ branch or loop is then its state; a static tensor gets a new tensor):
 
     out[0] = y            ->    out = _jst.convert_setitem(out, 0, y)
     out[i] += y           ->    out = _jst.convert_setitem(out, i, out[i] + y)
+
+So does an in-place method statement (a method name ending in ``_``): the
+runtime keeps ``x`` where the call returns no tensor (another object's method)
+
+    x.add_(y)             ->    x = _jst.convert_inplace(x, x.add_(y))
 """
 import gast
 
@@ -33,6 +38,17 @@ def _method_call(expr, method):
             not expr.keywords and not any(isinstance(a, gast.Starred) for a in expr.args)):
         return expr.func.value.id, expr
     return None, None
+
+
+def _inplace_call(expr):
+    """``name`` when ``expr`` calls an in-place method of a name (``x.add_(y)``,
+    ``x.zero_()``: a public method whose name ends in ``_``)."""
+    if isinstance(expr, gast.Call) and isinstance(expr.func, gast.Attribute) and \
+            isinstance(expr.func.value, gast.Name):
+        attr = expr.func.attr
+        if attr.endswith("_") and not attr.startswith("_") and len(attr) > 1:
+            return expr.func.value.id
+    return None
 
 
 def _grown(fn):
@@ -79,6 +95,10 @@ class Lists(Feature):
         if lst and self._local(lst) and len(call.args) <= 1:
             return templates.replace("(lst, junk) = _jst.convert_pop(lst, args)", origin=node,
                                      lst=lst, junk=self.fresh("item"), args=call.args)[0]
+        name = _inplace_call(node.value)
+        if name is not None and self._local(name):
+            return templates.replace("x = _jst.convert_inplace(x, call)", origin=node, x=name,
+                                     call=node.value)[0]
         return node
 
     def _index(self, node):

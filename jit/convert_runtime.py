@@ -37,7 +37,7 @@ __all__ = ["UndefinedVar", "Undefined", "UndefinedVariableError", "ret", "Until"
            "convert_logical_and", "convert_logical_or", "convert_logical_not",
            "convert_len", "convert_shape", "convert_var_dtype", "convert_isinstance",
            "convert_print", "convert_assert", "convert_raise", "convert_append", "convert_pop",
-           "convert_getitem", "convert_setitem", "convert_register_hook",
+           "convert_getitem", "convert_setitem", "convert_inplace", "convert_register_hook",
            "convert_call", "convert_range", "convert_enumerate", "ConversionError"]
 
 is_static = S.is_static
@@ -296,9 +296,23 @@ def convert_setitem(x, index, value):
     if is_static(x):
         if S.is_array(x):
             return S.array_setitem(x, index, value)
-        return S.static_setitem(x, index, value)
+        new = S.static_setitem(x, index, value)
+        if not x.persistable and x.block.program.current_block() is x.block:
+            # outside branches and loops the object itself takes the write, as the
+            # eager tensor does: every name for it (a to_static input's caller's
+            # tensor among them, jit/partial_program.py) sees the new value
+            return x._inplace_assign(new)
+        return new
     x[index] = value
     return x
+
+
+def convert_inplace(x, result):
+    """The statement ``x.<method>_(...)``, returning what ``x`` is after it (the
+    converted code rebinds ``x``, so a tensor written in place in a branch or
+    loop is its state): the call's result where it is a tensor (a tensor's
+    in-place method returns the tensor), else ``x`` (another object's method)."""
+    return result if is_static(result) or isinstance(result, Tensor) else x
 
 
 def convert_register_hook(x, hook):

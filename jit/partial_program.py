@@ -50,6 +50,7 @@ import numpy as np
 from ..dygraph import engine as _engine
 from ..dygraph.tensor import Tensor
 from ..dygraph.tensor import wrap
+from ..dygraph.aliases import write_data
 from ..dygraph.py_node import PyOp, record
 from ..kernels import random as _random
 from ..kernels.registry import CPU
@@ -114,6 +115,10 @@ class PartialProgram:
             state.vars or state.cleared) else None
         self.input_needs_grad = [not sg and not trains for sg in sgs]
         self.made_differentiable = getattr(concrete, "made_differentiable", ())
+        # (input index, variable) of the inputs written in place: fetched last and
+        # written into the caller's tensors after each call (``_write_inputs``)
+        self.written = list(getattr(concrete, "written_inputs", ()))
+        self.written_names = [n for _, n in self.written]
         self.any_input_grad = any(self.input_needs_grad)
         self.grad_params = [] if trains else \
             [t for t in self.bound.values() if not t.stop_gradient]
@@ -174,6 +179,8 @@ class PartialProgram:
         n = self.n_out
         if grads is not None:
             grads.write(outs[n + self.n_flags:])
+        if self.written:
+            self._write_inputs(inputs, outs)
         if self.array_outs:
             result = self._with_arrays(outs[:n])
         else:
@@ -183,6 +190,14 @@ class PartialProgram:
         if self.leaf_outs and _recording():
             _unstop(result, self.leaf_outs)
         return self._drop_no_value(result, outs[n:]) if self.no_value else result
+
+    def _write_inputs(self, inputs, outs):
+        """The final values of the inputs the function wrote in place, into the
+        caller's tensors (their views see them; the in-place version counts)."""
+        for (i, _), a in zip(self.written, outs[len(outs) - len(self.written):]):
+            t = inputs[i]
+            write_data(t, a)
+            t._bump_inplace_version()
 
     def _drop_no_value(self, result, flags):
         """None for each output whose has-value flag is false (the function
@@ -205,6 +220,8 @@ class PartialProgram:
             fwd.check_feeds(feeds)
         rng = _random.get_state() if tr.random else None
         outs = fwd.run_arrays(feeds)
+        if self.written:
+            self._write_inputs(inputs, outs)
         n_out, n_saved = self.n_out, tr.n_saved
         saved = _Saved(outs[n_out:n_out + n_saved], bwd.load(),
                        [feeds[i] for i in tr.fed_back], feeds, rng)
@@ -240,6 +257,7 @@ class PartialProgram:
             fetch = fetch + self.grads.fetch_names(live)
             if live:
                 feed = feed + self.grads.start_names
+        fetch = fetch + self.written_names
         if getattr(self.build_strategy, "enable_auto_fusion", False):
             # forward only (no backward reads its values): elementwise trees fused
             program = fused_clone(program, keep=feed + fetch)
@@ -370,7 +388,8 @@ class _Train:
         keep = set(saved) - set(pp.out_names)
         shape_only = [n for n in self.backward.shape_only_inputs() if n in keep]
         self.forward = _plan(_View(block, fwd_ops), pp.feed_names,
-                             pp.out_names + saved + pp.flags(), pp.bound, backend, shape_only,
+                             pp.out_names + saved + pp.flags() + pp.written_names, pp.bound,
+                             backend, shape_only,
                              check=pp.check_inputs, write_back=pp.writes_state)
         self.backward_program = bprog
         self.n_saved = len(saved)

@@ -97,7 +97,8 @@ def _trace(program, startup, function, instance, signature, key, inputs, args, k
         feed_sg = [v.stop_gradient for v in feeds]
         # the function gets views of the feed variables: an in-place op rebinding
         # one (x.reshape_()) leaves the feed itself untouched
-        s_args, s_kwargs = signature.substitute(key, args, kwargs, [v._view() for v in feeds])
+        views = [v._view() for v in feeds]
+        s_args, s_kwargs = signature.substitute(key, args, kwargs, views)
         out = function(instance, *s_args, **s_kwargs) if instance is not None \
             else function(*s_args, **s_kwargs)
         outputs = []
@@ -110,6 +111,11 @@ def _trace(program, startup, function, instance, signature, key, inputs, args, k
     made = [i for i, (v, sg) in enumerate(zip(feeds, feed_sg))
             if sg and not v.stop_gradient and v.name not in written]
     concrete.made_differentiable = made
+    # inputs an in-place op rebound (x.add_(y), x[0] = v): their final variables,
+    # which a call writes into the caller's tensors, as the eager in-place ops do
+    gb = program.global_block()
+    concrete.written_inputs = [(i, view.name) for i, (v, view) in enumerate(zip(feeds, views))
+                               if view.desc is not v.desc and view.block is gb]
     concrete.input_stop_gradients = [sg and i not in made for i, sg in enumerate(feed_sg)]
     return concrete
 

@@ -179,9 +179,16 @@ class Variable:
         becomes a view of it, so later uses of the Python name read the written
         value (as the eager Tensor does).  The old variable keeps its name in
         the block, viewed by a new object.  A persistable variable (a parameter)
-        is written by ops naming it (``assign``), never rebound."""
+        is written by ops naming it (``assign``), never rebound.  Inside a sub-block
+        being built (a branch, a loop body) the object, which the outer block
+        owns, stays as it is and ``out`` is returned instead."""
         if out is self or out.desc is self.desc:
             return self
+        if self.block.program.current_block() is not self.block:
+            # built inside a branch or loop body: this object belongs to the outer
+            # block (both branches read it), so it stays; converted code rebinds
+            # the name to the result (ast_transforms/lists.py)
+            return out
         if self.persistable:
             raise TypeError(f"cannot rebind the persistable variable '{self.name}' to the "
                             f"result of an in-place op in a Program")

@@ -77,7 +77,8 @@ def _inplace_form(public, fn, check_dtype=True, before=None):
         kwargs.pop("name", None)
         if before is not None:
             before(x, *args, **kwargs)
-        if is_graph_value(x):
+        if is_graph_value(x) and not getattr(x.block.program, "to_static_trace", False):
+            # (inside to_static the write reaches the caller's tensor: jit/partial_program.py)
             warnings.warn(f"In static graph mode, {public}() is the same as {plain}() and does "
                           "not perform inplace operation.", stacklevel=2)
 
@@ -235,5 +236,8 @@ def detach_(x):
 
 __all__ = list(_TOP)
 METHODS = list(_METHODS)
-EAGER_METHODS = {"fill_": fill_, "zero_": zero_, "copy_": copy_, "detach_": detach_,
+# the fills take a Variable too (inside to_static, where the input written is
+# the caller's tensor: jit/partial_program.py)
+EXTRA_METHODS = {"fill_": fill_, "zero_": zero_}
+EAGER_METHODS = {"copy_": copy_, "detach_": detach_,
                  "_inplace_assign": inplace_assign}
