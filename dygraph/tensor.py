@@ -11,6 +11,7 @@ import itertools
 
 import numpy as np
 
+from ..ops import is_graph_value, update
 from ..ops.dtypes import public_dtype, to_np_dtype
 from ..kernels.transform import backend_of, to_backend
 from ..kernels.place import backend_of_place, place_of_array
@@ -219,7 +220,17 @@ class Tensor:
 
     def set_value(self, value):
         """Replace the values (Paddle's ``Tensor.set_value``): same shape and dtype
-        required; the new values are copied."""
+        required; the new values are copied.  Inside a to_static function ``value``
+        may be a static Variable: the program then writes this tensor (which it
+        binds) with an ``assign``, at every call, as the eager write would."""
+        if is_graph_value(value):
+            if value.np_dtype != self._data.dtype or len(value.shape) != self._data.ndim or any(
+                    a >= 0 and a != b for a, b in zip(value.shape, self._data.shape)):
+                raise ValueError(f"set_value on {self.name}: the value {value.name} has shape "
+                                 f"{list(value.shape)} and dtype {value.np_dtype}, the tensor "
+                                 f"{list(self._data.shape)} and {self._data.dtype}")
+            update("assign", {"X": value}, self)
+            return
         arr = value._data if isinstance(value, Tensor) else np.asarray(value)
         if tuple(arr.shape) != tuple(self._data.shape):
             raise ValueError(f"set_value on {self.name}: shape {list(arr.shape)} does not "

@@ -27,7 +27,7 @@ from ..dygraph.tensor import wrap
 from ..dygraph.engine import rebound, unrecorded_array
 from ..dygraph import aliases
 from ..dygraph.tape import is_grad_enabled
-from ..ops import bind, get_op, OpError, is_graph_value, update
+from ..ops import bind, get_op, OpError, in_static_mode, is_graph_value, update
 from ..ops.defs.indexing import BIG
 from ..ops.meta_rules import norm_axis
 from ..ops.dtypes import to_enum, to_np_dtype
@@ -74,6 +74,12 @@ def inplace(x, fn, view=False):
     if not x.stop_gradient and x._node is None and is_grad_enabled():
         raise ValueError(f"Leaf Tensor ({x.name}) that doesn't stop gradient can't use "
                          "inplace strategy (wrap the write in paddle.no_grad())")
+    if in_static_mode():
+        # an eager tensor a program binds (a layer's buffer or parameter written
+        # inside to_static): the program reads x itself and an ``assign`` writes
+        # it (``rebind``); an eager snapshot would put the value x has while the
+        # program is built into the program, for good
+        return rebind(x, fn(x))
     old = wrap(x._data, x.stop_gradient, x._node, x._slot)
     aliases.QUIET.depth += 1
     try:

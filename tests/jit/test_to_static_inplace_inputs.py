@@ -141,3 +141,70 @@ def test_a_method_ending_in_underscore_of_another_object_is_left_alone():
     out = paddle.jit.to_static(f, full_graph=True)(_x(), c)
     np.testing.assert_allclose(out.numpy(), _x().numpy() + 1)
     assert c.n == 1
+
+
+# ------------------------------------------------------------ a layer's own tensors
+class _Counting(paddle.nn.Layer):
+    """A buffer and a parameter written in forward, by ``write(self)``."""
+
+    def __init__(self, write):
+        super().__init__()
+        self.register_buffer("count", paddle.zeros([1]))
+        self.lin = paddle.nn.Linear(3, 2)
+        self.write = write
+
+    def forward(self, x):
+        self.write(self)
+        return self.lin(x) * self.count
+
+
+def _set_value(m):
+    m.count.set_value(m.count + 1)
+
+
+def _add_(m):
+    m.count.add_(paddle.ones([1]))
+
+
+def _setitem(m):
+    m.count[0] = m.count[0] + 1
+
+
+def _normalize_weight(m):
+    _add_(m)
+    with paddle.no_grad():
+        m.lin.weight.set_value(m.lin.weight / m.lin.weight.norm() * 2.0)
+
+
+def _scale_weight(m):
+    _add_(m)
+    with paddle.no_grad():
+        m.lin.weight.scale_(0.5)
+
+
+@pytest.mark.parametrize("write", [_set_value, _add_, _setitem, _normalize_weight,
+                                   _scale_weight], ids=lambda f: f.__name__.strip("_"))
+def test_a_layers_buffer_and_parameter_written_in_forward(write):
+    # the program reads the tensors themselves and writes them at every call
+    # (an eager snapshot taken while tracing froze the value into the program,
+    # and set_value of a Variable broke the graph)
+    runs = []
+    for traced in (False, True):
+        paddle.seed(4)
+        m = _Counting(write)
+        f = paddle.jit.to_static(m, full_graph=True) if traced else m
+        outs = [f(_x()[:, :3]).numpy() for _ in range(3)]
+        runs.append((outs, {k: v.numpy() for k, v in m.state_dict().items()}))
+    (oe, se), (os_, ss) = runs
+    for a, b in zip(os_, oe):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+    assert ss.keys() == se.keys()
+    for k in se:
+        np.testing.assert_allclose(ss[k], se[k], rtol=1e-5, atol=1e-6)
+    assert float(ss["count"][0]) == 3.0
+
+
+def test_set_value_of_a_variable_checks_its_shape():
+    m = _Counting(lambda m: m.count.set_value(paddle.ones([2])))
+    with pytest.raises(ValueError, match=r"set_value on .* shape \[2\]"):
+        paddle.jit.to_static(m, full_graph=True)(_x()[:, :3])
