@@ -413,6 +413,21 @@ def _check_list_index(values, shape, d):
                           f"(tensor shape {shape})")
 
 
+def _bound(v):
+    """A slice bound: an int, or a static integer Variable of one value (``x[:n //
+    2]`` with ``n = x.shape[0]`` of a dynamic dim), which the slice op reads from
+    its tensor list at run time (``bounds_inputs``)."""
+    if isinstance(v, (float, np.floating)) or (is_var(v) and (
+            to_np_dtype(v.dtype).kind not in "iu" or list(v.shape) not in ([], [1]))):
+        what = f"a {type(v).__name__}" if not is_var(v) else \
+            f"{v.name} of shape {list(v.shape)} and dtype {to_np_dtype(v.dtype)}"
+        raise ValueError(f"a slice bound must be None, an int or an integer tensor of one "
+                         f"value (Paddle's rule), got {what}")
+    if is_graph_value(v):
+        return v if len(v.shape) == 0 else M.reshape(v, [])
+    return int(v)
+
+
 def _slice_bounds(s, dim):
     """(start, end, step) as Paddle's ops read them, for Python's meaning of ``s``.
     Going down, Paddle reads an end of -1 as the open stop (through index 0) and
@@ -424,11 +439,13 @@ def _slice_bounds(s, dim):
     if step == 0:
         raise ValueError("slice step cannot be zero")
     if step > 0:
-        start = 0 if s.start is None else int(s.start)
-        end = BIG if s.stop is None else int(s.stop)
+        start = 0 if s.start is None else _bound(s.start)
+        end = BIG if s.stop is None else _bound(s.stop)
         return start, end, step
-    start = BIG if s.start is None else int(s.start)
-    end = -1 if s.stop is None else int(s.stop)
+    start = BIG if s.start is None else _bound(s.start)
+    end = -1 if s.stop is None else _bound(s.stop)
+    if is_graph_value(end):
+        return start, end, step
     if s.stop is not None and (end == -1 or end < -dim) and dim >= 0:
         end = max(end + dim, -1)
     return start, end, step
