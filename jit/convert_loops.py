@@ -31,7 +31,7 @@ from .. import tensor as T
 from ..static import nn as static_nn
 from ..static.nn import nest
 from ..program.program_guard import default_main_program
-from .convert_static import (RET_VAL, ConversionError, _array_dtype, _branch,
+from .convert_static import (RET_VAL, ConversionError, _array_dtype, _branch, _run_logged,
                              _copy_containers, _full, _is_number, _is_tensor, _is_undefined,
                              _kind, _natural_dtype, _np_dtype, _pred, _where, is_array,
                              is_static, list_to_array, no_value_like, static_ifelse)
@@ -238,12 +238,23 @@ def static_while(cond, body, values, names):
             c = T.full([], bool(c), "bool")
         return _pred(c, "a `while` loop")
 
+    written = []                     # positions whose variable the body writes in place
+
     def body_w(*vals):               # (copies: the body may assign list items)
-        out = tuple(body(*_copy_containers(vals)))
+        ins = _copy_containers(vals)
+        block = default_main_program().current_block()
+        out, logged, same = _run_logged(body, ins, block, [v for v in ins if is_static(v)])
+        written.extend(k for k, v in same.items() if v is ins[k] and id(v) in logged)
         return [_hold(n, s, p, o) for n, (s, p), o in zip(names, plans, out)]
 
     with _branch():
-        result = static_nn.while_loop(cond_w, body_w, init)
+        result = list(static_nn.while_loop(cond_w, body_w, init))
+    for k in written:
+        # x.add_(y) in the body, x still that tensor at its end: the tensor the loop
+        # started from is written, as eagerly (a to_static input: the caller's)
+        v = values[k]
+        if is_static(v) and not v.persistable and v is not result[k]:
+            result[k] = v._inplace_assign(result[k])
     return tuple(result)
 
 

@@ -297,10 +297,11 @@ def convert_setitem(x, index, value):
         if S.is_array(x):
             return S.array_setitem(x, index, value)
         new = S.static_setitem(x, index, value)
-        if not x.persistable and x.block.program.current_block() is x.block:
-            # outside branches and loops the object itself takes the write, as the
-            # eager tensor does: every name for it (a to_static input's caller's
-            # tensor among them, jit/partial_program.py) sees the new value
+        if not x.persistable:
+            # the object itself takes the write, as the eager tensor does: every name
+            # for it (a to_static input's caller's tensor among them, jit/
+            # partial_program.py) sees the new value; inside a loop body it stays
+            # and the name is rebound (program/variable.py ``_inplace_assign``)
             return x._inplace_assign(new)
         return new
     x[index] = value

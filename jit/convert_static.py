@@ -35,7 +35,7 @@ from ..static import nn as static_nn
 from ..static.nn.control_flow import Print as static_Print, RETURN_NO_VALUE_MAGIC_NUM
 from ..static.nn import nest
 from ..program.program_guard import default_main_program
-from ..program.variable import VarType
+from ..program.variable import VarType, open_branch_writes, close_branch_writes
 from ..ops.dtypes import get_default_dtype
 from .errors import ConversionError, caller_location
 from ..tensor import indexing as I
@@ -270,32 +270,77 @@ def static_ifelse(pred, true_fn, false_fn, args, names):
     pred = _pred(pred, "`if`")
     names, args = tuple(names), tuple(args)
     arrays = {}                          # outputs each branch gives as a tensor array
-    for _ in range(len(names) + 1):
+    writes = []                          # variables around it a branch writes in place
+    for _ in range(len(names) + 2):
         mark = _mark()
         try:
-            return _static_ifelse(pred, true_fn, false_fn, args, names, arrays)
+            return _static_ifelse(pred, true_fn, false_fn, args, names, arrays, writes)
         except _NeedArrays as e:
             _undo(mark)
             args = tuple(list_to_array(a, e.arg_dtypes[k]) if k in e.arg_dtypes else a
                          for k, a in enumerate(args))
             arrays.update(e.out_dtypes)
+        except _NeedWrites as e:
+            _undo(mark)
+            writes.extend(e.found)
     raise ConversionError(f"an `if` on a tensor{_where()} could not be built")
 
 
-def _static_ifelse(pred, true_fn, false_fn, args, names, arrays):
+class _NeedWrites(Exception):
+    """A branch wrote variables of the blocks around the ``cond`` in place
+    (``x.add_(y)``, ``x[i] = v`` on a variable made before the ``if``): the
+    ``cond`` is rebuilt with the value each holds at the end of each branch as
+    one more output, and rebinds them to the merged values after it (as the
+    eager in-place write changes the tensor whichever name reads it)."""
+
+    def __init__(self, found):
+        super().__init__(found)
+        self.found = found
+
+
+def _run_logged(fn, ins, block, writes):
+    """``tuple(fn(*ins))`` with the in-place writes on variables around the
+    branch logged and undone at its end (program/variable.py ``BranchWrites``):
+    (outputs, {id(variable): (variable, its value at the end)}, {output
+    position: the variable of ``writes`` it is}), each written variable among
+    the outputs replaced by its value."""
+    log = open_branch_writes(block)
+    try:
+        out = tuple(fn(*ins))
+    finally:
+        values = close_branch_writes(log)
+    same = {k: v for k, y in enumerate(out) for v in writes if y is v}
+    if values:
+        out = tuple(nest.map_structure(
+            lambda y: values[id(y)][1] if id(y) in values and values[id(y)][0] is y else y, o)
+            for o in out)
+    return out, values, same
+
+
+def _static_ifelse(pred, true_fn, false_fn, args, names, arrays, writes):
     seen, origin, none_ret, raised = {}, {}, {}, {}
+    found = []                           # written in place by a branch, not in ``writes``
+    same = {}                            # side -> {output position: variable of ``writes``}
+    known = {id(v) for v in writes}
+    labels = tuple(names) + tuple(f"{v.name} (written in place)" for v in writes)
 
     def branch(fn, side):
         def run():
             ins = _copy_containers(args)
             block = default_main_program().current_block()
+            values = {}
+            same[side] = {}
             try:
-                out = tuple(fn(*ins))
+                out, values, same[side] = _run_logged(fn, ins, block, writes)
             except BranchRaised as e:
                 if e.block is not block:     # raised deeper (a loop's body): at once
                     raise e.error from None
                 raised[side] = e.error
                 out = tuple(_no_return() for _ in names)
+            for key, (var, _) in values.items():
+                if key not in known and all(v is not var for v in found):
+                    found.append(var)
+            out += tuple(values[id(v)][1] if id(v) in values else v for v in writes)
             if RET_VAL in names:               # `return` of nothing (None) on this side
                 k = names.index(RET_VAL)
                 if out[k] is None:
@@ -320,20 +365,31 @@ def _static_ifelse(pred, true_fn, false_fn, args, names, arrays):
                 if need_outs:
                     raise _NeedArrays(need_args, need_outs)
                 out = tuple(_fit(x, y, RET_VAL if raised else n, (first, side))
-                            for x, y, n in zip(a, out, names))
+                            for x, y, n in zip(a, out, labels))
             seen[side] = out
             return out if out else None
         return run
 
     with _branch():
         merged = static_nn.cond(pred, branch(true_fn, "true"), branch(false_fn, "false"),
-                                return_names=list(names) or None)
+                                return_names=list(labels) or None)
+    if found:
+        raise _NeedWrites(found)
     if len(raised) == 2:         # either way the run fails here
         if _depth[0] == 0:
             raise raised["true"]
         raise BranchRaised(raised["true"], default_main_program().current_block())
     if merged is None:
         return ()
+    if writes:
+        merged = tuple(merged)
+        for v, m in zip(writes, merged[len(names):]):
+            v._inplace_assign(m)             # outside the cond: rebound (or logged)
+        # a name both branches leave on the written variable (x after x.add_(y))
+        # is that variable after the cond, so later in-place writes reach it too
+        merged = tuple(same["true"][k] if same["true"].get(k) is not None and
+                       same["true"][k] is same["false"].get(k) else m
+                       for k, m in enumerate(merged[:len(names)]))
     t, f = seen["true"], seen["false"]
     out = tuple(f[k] if _is_undefined(t[k]) and _is_undefined(f[k]) else m
                 for k, m in enumerate(merged))

@@ -179,16 +179,26 @@ class Variable:
         becomes a view of it, so later uses of the Python name read the written
         value (as the eager Tensor does).  The old variable keeps its name in
         the block, viewed by a new object.  A persistable variable (a parameter)
-        is written by ops naming it (``assign``), never rebound.  Inside a sub-block
-        being built (a branch, a loop body) the object, which the outer block
-        owns, stays as it is and ``out`` is returned instead."""
+        is written by ops naming it (``assign``), never rebound.
+
+        Inside a to_static branch or loop body being built with a write log
+        (``open_branch_writes``) a variable of an enclosing block is rebound
+        too, for the rest of that block, and the log restores it when the
+        block ends (the other branch reads it as it was); the value it held
+        becomes an output of the cond, or the loop's carried value, which then
+        rebinds it outside (jit/convert_static.py, jit/convert_loops.py).
+        Elsewhere inside a sub-block (one without a log: an inner block of
+        the branch, a cond built by user code) the object, which the outer
+        block owns, stays as it is and ``out`` is returned instead."""
         if out is self or out.desc is self.desc:
             return self
-        if self.block.program.current_block() is not self.block:
-            # built inside a branch or loop body: this object belongs to the outer
-            # block (both branches read it), so it stays; converted code rebinds
-            # the name to the result (ast_transforms/lists.py)
-            return out
+        current = self.block.program.current_block()
+        if current is not self.block:
+            log = _BRANCH_WRITES[-1] if _BRANCH_WRITES else None
+            if log is None or log.block is not current or self.persistable:
+                # converted code rebinds the name to the result (ast_transforms/lists.py)
+                return out
+            log.record(self)
         if self.persistable:
             raise TypeError(f"cannot rebind the persistable variable '{self.name}' to the "
                             f"result of an in-place op in a Program")
@@ -198,6 +208,12 @@ class Variable:
         self.block, self.desc, self.is_data = out.block, out.desc, False
         self._sym, self._symval = out._sym, out._symval
         return self
+
+    def _state(self):
+        return self.block, self.desc, self.is_data, self._sym, self._symval
+
+    def _set_state(self, state):
+        self.block, self.desc, self.is_data, self._sym, self._symval = state
 
     # ------------------------------------------------------------- behaviour
     def __hash__(self):
@@ -329,3 +345,46 @@ def _set_flag(desc, field, flag):
     else:
         desc.ClearField(field)
 
+
+# ----------------------------------------------------------------- branch writes
+class BranchWrites:
+    """The variables of enclosing blocks written in place while one branch of
+    a ``cond`` or a loop body is built in ``block`` (``Variable._inplace_assign``),
+    each with the state it had before, so the block's end can restore them."""
+
+    def __init__(self, block):
+        self.block = block
+        self.saved = {}                 # id(variable) -> (variable, state before)
+
+    def record(self, var):
+        if id(var) not in self.saved:
+            self.saved[id(var)] = (var, var._state())
+
+    def close(self):
+        """Restore every written variable; returns {id(variable): (variable, a
+        new Variable viewing what it held at the branch's end)}."""
+        values = {}
+        for key, (var, state) in self.saved.items():
+            value = Variable(var.block, desc=var.desc)
+            value._sym, value._symval = var._sym, var._symval
+            values[key] = (var, value)
+            var._set_state(state)
+        return values
+
+
+_BRANCH_WRITES = []
+
+
+def open_branch_writes(block):
+    """Start logging the in-place writes of a branch built in ``block``."""
+    log = BranchWrites(block)
+    _BRANCH_WRITES.append(log)
+    return log
+
+
+def close_branch_writes(log):
+    """Stop logging (``log`` must be the innermost) and restore; see ``BranchWrites.close``."""
+    if not _BRANCH_WRITES or _BRANCH_WRITES[-1] is not log:
+        raise RuntimeError("branch write logs closed out of order")
+    _BRANCH_WRITES.pop()
+    return log.close()

@@ -1,9 +1,12 @@
 """In-place writes inside a to_static function do what they do eagerly: an
 input written in place (``x.add_(y)``, ``x[0] = v``, ``x.zero_()`` ...) is
 the caller's tensor written (jit/tracing.py ``written_inputs``,
-jit/partial_program.py), and an in-place write inside a tensor-dependent
-branch is that branch's state (ast_transforms/lists.py ``convert_inplace``),
-not a rebinding of the object both branches share.  (Real Paddle 2.6's
+jit/partial_program.py), also where the write is inside a tensor-dependent
+``if`` (the written value is one more output of the ``cond``:
+jit/convert_static.py) or loop (the loop's copy of it, still that tensor at
+the body's end: jit/convert_loops.py); and an in-place write inside a branch
+is that branch's state (ast_transforms/lists.py ``convert_inplace``), not a
+rebinding of the object both branches share.  (Real Paddle 2.6's
 to_static leaves the caller's tensor alone and, for ``add_``, returns a
 wrong result; eager is the truth.)"""
 import numpy as np
@@ -124,6 +127,133 @@ def test_an_in_place_write_in_a_tensor_branch_is_branch_state():
     np.testing.assert_allclose(static.numpy(), eager.numpy(), rtol=1e-6)
     neg = paddle.jit.to_static(branch, full_graph=True)(_x(), -_y())
     np.testing.assert_allclose(neg.numpy(), branch(_x(), -_y()).numpy(), rtol=1e-6)
+
+
+def branch_write(x, y):
+    if y.sum() > 0:
+        x.add_(y)
+    else:
+        x = x * 2                   # a rebinding on this side: the caller's x stays
+    return x + 1
+
+
+def branch_write_through_alias(x, y):
+    z = x                           # one tensor, two names
+    if y.mean() > 0:
+        x.scale_(3.0)
+        z.add_(y)                   # reads what x.scale_ wrote
+        x[0] = z[1] * 2
+    return z - 1
+
+
+def branch_write_on_both_sides(x, y):
+    if y.max() > 1.2:
+        x.subtract_(y)
+    else:
+        x.clip_(-1.0, 1.0)
+    return x.sum()
+
+
+def nested_branch_write(x, y):
+    if y.sum() > 0:
+        if y.min() > 0.7:
+            x.add_(y)
+        else:
+            x.multiply_(y)
+        x.scale_(0.5)
+    return y * 2
+
+
+def elif_branch_write(x, y):
+    s = y.sum()
+    if s > 100:
+        x.zero_()
+    elif s > 0:
+        x[1] = y[0]
+    return x.mean()
+
+
+def branch_write_of_a_local(x, y):
+    w = x * 1.0                     # made before the `if`, returned after it
+    if y.sum() > 0:
+        w.add_(y)
+    return w
+
+
+@pytest.mark.parametrize("flip", [False, True], ids=["taken", "not-taken"])
+@pytest.mark.parametrize("fn", [branch_write, branch_write_through_alias,
+                                branch_write_on_both_sides, nested_branch_write,
+                                elif_branch_write, branch_write_of_a_local],
+                         ids=lambda f: f.__name__)
+def test_an_input_written_in_a_tensor_branch_is_the_callers_tensor_written(fn, flip):
+    # both branches traced into one cond: the written value leaves it as one more
+    # output (jit/convert_static.py _NeedWrites) and rebinds the input after it
+    sign = -1.0 if flip else 1.0
+
+    def run(traced):
+        f = paddle.jit.to_static(fn, full_graph=True) if traced else fn
+        x, y = _x(), _y() * sign
+        out = [f(x, y).numpy().copy() for _ in range(2)]
+        return out, x.numpy().copy()
+
+    (re, xe), (rs, xs) = run(False), run(True)
+    for a, b in zip(rs, re):
+        np.testing.assert_allclose(a, b, rtol=1e-6)
+    np.testing.assert_allclose(xs, xe, rtol=1e-6)
+
+
+def while_write(x, y):
+    i = paddle.zeros([1], dtype="int64")
+    n = paddle.full([1], 3, dtype="int64")
+    while i < n:
+        x.add_(y)
+        i = i + 1
+    return x * 2
+
+
+def for_range_write(x, y):
+    n = paddle.full([], 2, dtype="int64")
+    for _ in range(n):
+        x[0] = x[0] + y[1]
+        x.scale_(0.5)
+    return x.sum()
+
+
+def loop_rebinding_only(x, y):
+    i = paddle.zeros([1], dtype="int64")
+    while i < 2:
+        x = x + y                   # a new tensor each turn: the caller's x stays
+        i = i + 1
+    return x
+
+
+def loop_with_branch_write(x, y):
+    i = paddle.zeros([1], dtype="int64")
+    while i < 3:
+        if x.sum() > 3:
+            x.subtract_(y)
+        else:
+            x.add_(y * 4)
+        i = i + 1
+    return x
+
+
+@pytest.mark.parametrize("fn", [while_write, for_range_write, loop_rebinding_only,
+                                loop_with_branch_write], ids=lambda f: f.__name__)
+def test_an_input_written_in_a_tensor_loop_is_the_callers_tensor_written(fn):
+    # the loop carries a copy of x; an x still that tensor at the body's end was
+    # written in place, so the caller's tensor takes the loop's result
+    # (jit/convert_loops.py static_while)
+    _same_as_eager(fn)
+
+
+def test_a_branch_write_is_one_cond_with_the_value_as_an_output():
+    f = paddle.jit.to_static(branch_write, full_graph=True)
+    x = _x()
+    f(x, _y())
+    types = [op.type for op in f.concrete_program.main_program.global_block().ops]
+    assert types.count("conditional_block") == 2          # the rebuilt cond only
+    np.testing.assert_allclose(x.numpy(), (_x() + _y()).numpy(), rtol=1e-6)
 
 
 def test_a_method_ending_in_underscore_of_another_object_is_left_alone():
