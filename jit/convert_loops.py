@@ -244,17 +244,19 @@ def static_while(cond, body, values, names):
         ins = _copy_containers(vals)
         block = default_main_program().current_block()
         out, logged, same = _run_logged(body, ins, block, [v for v in ins if is_static(v)])
-        written.extend(k for k, v in same.items() if v is ins[k] and id(v) in logged)
+        written.extend((k, v._written_with_grad) for k, v in same.items()
+                       if v is ins[k] and id(v) in logged)
         return [_hold(n, s, p, o) for n, (s, p), o in zip(names, plans, out)]
 
     with _branch():
         result = list(static_nn.while_loop(cond_w, body_w, init))
-    for k in written:
+    for k, with_grad in written:
         # x.add_(y) in the body, x still that tensor at its end: the tensor the loop
         # started from is written, as eagerly (a to_static input: the caller's)
         v = values[k]
         if is_static(v) and not v.persistable and v is not result[k]:
-            result[k] = v._inplace_assign(result[k])
+            result[k] = v._inplace_assign(result[k], merge=True)
+            v._written_with_grad = v._written_with_grad or with_grad
     return tuple(result)
 
 

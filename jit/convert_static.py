@@ -384,7 +384,7 @@ def _static_ifelse(pred, true_fn, false_fn, args, names, arrays, writes):
     if writes:
         merged = tuple(merged)
         for v, m in zip(writes, merged[len(names):]):
-            v._inplace_assign(m)             # outside the cond: rebound (or logged)
+            v._inplace_assign(m, merge=True)     # outside the cond: rebound (or logged)
         # a name both branches leave on the written variable (x after x.add_(y))
         # is that variable after the cond, so later in-place writes reach it too
         merged = tuple(same["true"][k] if same["true"].get(k) is not None and

@@ -84,6 +84,18 @@ def _plan(program, feed_names, fetch_names, bound, backend, shape_only=(), check
                    noun="input", write_back=write_back)
 
 
+def _refuse_leaf_writes(inputs, written):
+    """The eager in-place write's error for an input the function writes in
+    place (with gradients recorded) that is a leaf tensor needing a gradient."""
+    for i in written:
+        t = inputs[i]
+        if not t.stop_gradient and t._node is None:
+            raise ValueError(f"Leaf Tensor ({t.name}) that doesn't stop gradient can't use "
+                             "inplace strategy: the to_static function writes its input "
+                             f"{i} in place (wrap the write in paddle.no_grad(), or pass a "
+                             "tensor with stop_gradient=True)")
+
+
 class PartialProgram:
     """Runs one ConcreteProgram; ``__call__(inputs) -> list of output Tensors``."""
     build_strategy = None      # to_static's (set by jit/static_function.py)
@@ -119,6 +131,7 @@ class PartialProgram:
         # written into the caller's tensors after each call (``_write_inputs``)
         self.written = list(getattr(concrete, "written_inputs", ()))
         self.written_names = [n for _, n in self.written]
+        self.grad_written = list(getattr(concrete, "grad_written", ()))
         self.any_input_grad = any(self.input_needs_grad)
         self.grad_params = [] if trains else \
             [t for t in self.bound.values() if not t.stop_gradient]
@@ -163,6 +176,8 @@ class PartialProgram:
                 f()
         for i in self.made_differentiable:     # as the eager code's `x.stop_gradient = False`
             inputs[i].stop_gradient = False
+        if self.grad_written and _recording():
+            _refuse_leaf_writes(inputs, self.grad_written)
         if _recording() and self.diff_outs and (self.any_input_grad or
                                                     _any_trainable(self.grad_params)):
             return self._call_train(inputs)

@@ -116,6 +116,10 @@ def _trace(program, startup, function, instance, signature, key, inputs, args, k
     gb = program.global_block()
     concrete.written_inputs = [(i, view.name) for i, (v, view) in enumerate(zip(feeds, views))
                                if view.desc is not v.desc and view.block is gb]
+    # those written while gradients were recorded: a call must not pass a leaf
+    # tensor that needs a gradient for them (the eager in-place write's error)
+    concrete.grad_written = [i for i, _ in concrete.written_inputs
+                             if views[i]._written_with_grad]
     concrete.input_stop_gradients = [sg and i not in made for i, sg in enumerate(feed_sg)]
     return concrete
 

@@ -12,6 +12,7 @@ from ..ops.dtypes import ENUM_TO_NP, ENUM_NAMES, public_dtype, to_enum
 from .proto import framework_pb2 as pb
 from .value_request import request_value
 from ..ops.symbolic import SymDim
+from ..ops.mode import grad_enabled
 
 VarType = pb.VarType
 LOD_TENSOR = VarType.LOD_TENSOR
@@ -38,6 +39,10 @@ class Variable:
     # returns it), ``_symval`` the symbolic value of a dimension-holding int tensor
     _sym = None
     _symval = None
+    # an in-place op wrote this object while gradients were recorded (outside
+    # ``no_grad``): a to_static input so written must not be a leaf that needs
+    # a gradient (jit/partial_program.py), as the eager write refuses one
+    _written_with_grad = False
 
     def __init__(self, block, type=LOD_TENSOR, name=None, shape=None, dtype=None,
                  lod_level=None, persistable=None, stop_gradient=False,
@@ -173,7 +178,7 @@ class Variable:
         v._sym, v._symval = self._sym, self._symval
         return v
 
-    def _inplace_assign(self, out):
+    def _inplace_assign(self, out, merge=False):
         """An in-place op on a Variable (``x.reshape_()``, ``x[i] = v``, ...) in a
         Program: the result is the op's new variable ``out``, and this object
         becomes a view of it, so later uses of the Python name read the written
@@ -189,9 +194,12 @@ class Variable:
         rebinds it outside (jit/convert_static.py, jit/convert_loops.py).
         Elsewhere inside a sub-block (one without a log: an inner block of
         the branch, a cond built by user code) the object, which the outer
-        block owns, stays as it is and ``out`` is returned instead."""
+        block owns, stays as it is and ``out`` is returned instead.
+        ``merge``: that rebinding after a cond or loop, not a write of its own."""
         if out is self or out.desc is self.desc:
             return self
+        if not merge and grad_enabled():
+            self._written_with_grad = True
         current = self.block.program.current_block()
         if current is not self.block:
             log = _BRANCH_WRITES[-1] if _BRANCH_WRITES else None

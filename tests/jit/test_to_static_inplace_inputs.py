@@ -6,7 +6,10 @@ jit/partial_program.py), also where the write is inside a tensor-dependent
 jit/convert_static.py) or loop (the loop's copy of it, still that tensor at
 the body's end: jit/convert_loops.py); and an in-place write inside a branch
 is that branch's state (ast_transforms/lists.py ``convert_inplace``), not a
-rebinding of the object both branches share.  (Real Paddle 2.6's
+rebinding of the object both branches share.  A call passing a leaf tensor
+that needs a gradient for an input the function writes (with gradients
+recorded) is refused before it runs, as the eager write is (a write under a
+tensor-dependent ``if`` is refused even on calls that do not take it).  (Real Paddle 2.6's
 to_static leaves the caller's tensor alone and, for ``add_``, returns a
 wrong result; eager is the truth.)"""
 import numpy as np
@@ -338,3 +341,36 @@ def test_set_value_of_a_variable_checks_its_shape():
     m = _Counting(lambda m: m.count.set_value(paddle.ones([2])))
     with pytest.raises(ValueError, match=r"set_value on .* shape \[2\]"):
         paddle.jit.to_static(m, full_graph=True)(_x()[:, :3])
+
+
+def _leaf():
+    return paddle.to_tensor(np.ones((2, 3), "float32"), stop_gradient=False)
+
+
+@pytest.mark.parametrize("fn", [add_, setitem, branch_write, while_write],
+                         ids=lambda f: f.__name__)
+def test_writing_a_leaf_that_needs_a_gradient_is_refused_as_eagerly(fn):
+    # eager refuses the write (ValueError) and so does the call, before running:
+    # the caller's tensor is left as it was
+    with pytest.raises(ValueError, match="Leaf Tensor"):
+        fn(_leaf(), _y())
+    f = paddle.jit.to_static(fn, full_graph=True)
+    x = _leaf()
+    with pytest.raises(ValueError, match="Leaf Tensor .* input 0 in place"):
+        f(x, _y())
+    np.testing.assert_array_equal(x.numpy(), np.ones((2, 3), "float32"))
+    with paddle.no_grad():          # no gradient recorded: the write is allowed
+        f(x, _y())
+    assert not np.array_equal(x.numpy(), np.ones((2, 3), "float32"))
+
+
+def test_a_write_under_no_grad_inside_the_function_is_allowed():
+    def under_no_grad(x, y):
+        with paddle.no_grad():
+            x.add_(y)
+        return x * 2
+    eager_x, static_x = _leaf(), _leaf()
+    re = under_no_grad(eager_x, _y())
+    rs = paddle.jit.to_static(under_no_grad, full_graph=True)(static_x, _y())
+    np.testing.assert_allclose(rs.numpy(), re.numpy(), rtol=1e-6)
+    np.testing.assert_allclose(static_x.numpy(), eager_x.numpy(), rtol=1e-6)
