@@ -83,9 +83,19 @@ class Group:
         return out
 
 
+# views among static Variables (a Program being built: program/views.py ``link``,
+# installed by the tensor layer, which sees both)
+STATIC_LINK = [None]
+
+
 def link(x, out, step):
     """Record that ``out`` (a tensor or a list of them, ``step(x)``) is a view of ``x``."""
-    if QUIET.depth or not isinstance(x, Tensor) or not isinstance(out, (Tensor, list)):
+    if QUIET.depth:
+        return out
+    if not isinstance(x, Tensor):
+        hook = STATIC_LINK[0]
+        return out if hook is None else hook(x, out, step)
+    if not isinstance(out, (Tensor, list)):
         return out          # (a parameter read by a static Program gives a Variable)
     a = getattr(x, "_alias", None)
     if a is None:

@@ -13,6 +13,7 @@ from .proto import framework_pb2 as pb
 from .value_request import request_value
 from ..ops.symbolic import SymDim
 from ..ops.mode import grad_enabled
+from .views import propagate
 
 VarType = pb.VarType
 LOD_TENSOR = VarType.LOD_TENSOR
@@ -43,6 +44,9 @@ class Variable:
     # ``no_grad``): a to_static input so written must not be a leaf that needs
     # a gradient (jit/partial_program.py), as the eager write refuses one
     _written_with_grad = False
+    # (group, steps from its root) where this object is a view of another or has
+    # views (program/views.py), else None
+    _view_of = None
 
     def __init__(self, block, type=LOD_TENSOR, name=None, shape=None, dtype=None,
                  lod_level=None, persistable=None, stop_gradient=False,
@@ -213,8 +217,11 @@ class Variable:
         block = self.block
         if block.vars.get(self.desc.name) is self:
             block.vars[self.desc.name] = self._view()
+        shape, dtype = self.shape, self.dtype
         self.block, self.desc, self.is_data = out.block, out.desc, False
         self._sym, self._symval = out._sym, out._symval
+        if self._view_of is not None and not merge:
+            propagate(self, shape, dtype)      # its views and base see the write
         return self
 
     def _state(self):

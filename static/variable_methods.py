@@ -34,6 +34,7 @@ from ..program.static_mode import append_op
 from ..program.traced_grads import traced_grads
 from ..program.variable import Variable, VarType
 from ..program.value_request import request_value
+from ..program import views
 from ..utils import unique_name
 from .nn.static_pylayer import static_pylayer
 
@@ -50,7 +51,7 @@ def detach(self):
                            shape=self.shape, dtype=self.np_dtype, type=self.type)
     out.stop_gradient = True
     append_op(block, "share_data", {"X": [self]}, {"Out": [out]})
-    return out
+    return views.link(self, out, detach)    # a view: writes into either reach both
 
 
 class _StaticHookHandle:

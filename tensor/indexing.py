@@ -26,6 +26,7 @@ from ..dygraph.tensor import Tensor
 from ..dygraph.tensor import wrap
 from ..dygraph.engine import rebound, unrecorded_array
 from ..dygraph import aliases
+from ..program import views as static_views
 from ..dygraph.tape import is_grad_enabled
 from ..ops import bind, get_op, OpError, in_static_mode, is_graph_value, update
 from ..ops.defs.indexing import BIG
@@ -40,6 +41,9 @@ __all__ = ["gather", "gather_nd", "scatter", "scatter_", "index_select", "index_
            "take_along_axis", "where", "where_", "nonzero", "masked_select", "masked_fill",
            "masked_fill_", "index_put", "index_put_"]
 METHODS = list(__all__)
+
+# views of static Variables are linked as eager tensors' are (program/views.py)
+aliases.STATIC_LINK[0] = static_views.link
 
 _OPS = {t: get_op(t) for t in (
     "gather", "gather_nd", "scatter", "index_select", "index_sample", "take_along_axis",

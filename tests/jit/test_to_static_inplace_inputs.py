@@ -17,34 +17,7 @@ import pytest
 
 import sampan as paddle
 
-
-def _x():
-    return paddle.to_tensor(np.arange(6, dtype="float32").reshape(2, 3) - 2.0)
-
-
-def _y():
-    return paddle.to_tensor(np.linspace(0.5, 1.5, 6, dtype="float32").reshape(2, 3))
-
-
-def _run(fn, traced, calls=2):
-    """Per call: the result and the caller's x afterwards (x is kept across
-    calls, so the second call reads what the first wrote)."""
-    f = paddle.jit.to_static(fn, full_graph=True) if traced else fn
-    x, y = _x(), _y()
-    out = []
-    for _ in range(calls):
-        r = f(x, y)
-        out.append((r.numpy().copy(), x.numpy().copy(), x.shape))
-    return out
-
-
-def _same_as_eager(fn):
-    eager, static = _run(fn, False), _run(fn, True)
-    for (re, xe, se), (rs, xs, ss) in zip(eager, static):
-        np.testing.assert_allclose(rs, re, rtol=1e-6)
-        np.testing.assert_allclose(xs, xe, rtol=1e-6)
-        assert ss == se
-    return static
+from .inplace_parity import make_x as _x, make_y as _y, same_as_eager as _same_as_eager
 
 
 def add_(x, y):
@@ -191,18 +164,7 @@ def branch_write_of_a_local(x, y):
 def test_an_input_written_in_a_tensor_branch_is_the_callers_tensor_written(fn, flip):
     # both branches traced into one cond: the written value leaves it as one more
     # output (jit/convert_static.py _NeedWrites) and rebinds the input after it
-    sign = -1.0 if flip else 1.0
-
-    def run(traced):
-        f = paddle.jit.to_static(fn, full_graph=True) if traced else fn
-        x, y = _x(), _y() * sign
-        out = [f(x, y).numpy().copy() for _ in range(2)]
-        return out, x.numpy().copy()
-
-    (re, xe), (rs, xs) = run(False), run(True)
-    for a, b in zip(rs, re):
-        np.testing.assert_allclose(a, b, rtol=1e-6)
-    np.testing.assert_allclose(xs, xe, rtol=1e-6)
+    _same_as_eager(fn, sign=-1.0 if flip else 1.0)
 
 
 def while_write(x, y):
