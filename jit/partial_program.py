@@ -48,6 +48,7 @@ gradients, on first use.
 import numpy as np
 
 from ..dygraph import engine as _engine
+from ..dygraph.engine import rebound
 from ..dygraph.tensor import Tensor
 from ..dygraph.tensor import wrap
 from ..dygraph.aliases import write_data
@@ -151,6 +152,16 @@ class PartialProgram:
                 self.out_slot.append(-1)
             else:
                 self.out_slot.append(slots.setdefault(v.name, len(slots)))
+        # an input written in place whose new value carries a gradient: one more
+        # slot, and the caller's tensor takes that position (as eagerly: its later
+        # uses differentiate through the write)
+        gb = program.global_block()
+        self.written_slot = []
+        for _, name in self.written:
+            v = gb.var(name)
+            diff = (name in sources or name in carry) and not v.persistable and \
+                v.np_dtype is not None and v.np_dtype.kind in "fc"
+            self.written_slot.append(slots.setdefault(name, len(slots)) if diff else -1)
         self.diff_outs = list(slots)
         self.leaf_outs = _leaf_outputs(program, concrete.outputs, self.out_slot,
                                        set(self.feed_names) | set(self.bound))
@@ -243,6 +254,9 @@ class PartialProgram:
         ins = [inputs[i] for i in tr.grad_inputs] + self.grad_params
         diff_arrays = [outs[i] for i in tr.slot_first]
         node = record(tr.op, ins, saved, diff_arrays)
+        for (i, _), s in zip(self.written, self.written_slot):
+            if s >= 0:          # written in place: its later uses differentiate through it
+                rebound(inputs[i], node, s, False)
         result = []
         for k, slot in enumerate(self.out_slot):
             a = outs[k]
@@ -413,6 +427,10 @@ class _Train:
         for k, s in enumerate(pp.out_slot):
             if s >= 0:
                 first.setdefault(s, k)
+        at = len(pp.out_names) + len(saved) + len(pp.flags())    # the written, fetched last
+        for j, s in enumerate(pp.written_slot):
+            if s >= 0:
+                first.setdefault(s, at + j)
         self.slot_first = [first[s] for s in range(len(pp.diff_outs))]
         self.op = PyOp("run_program", len(pp.diff_outs), self._backward,
                        self._backward_graph)
