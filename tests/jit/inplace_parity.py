@@ -34,3 +34,22 @@ def same_as_eager(fn, sign=1.0):
         np.testing.assert_allclose(xs, xe, rtol=1e-6)
         assert ss == se
     return static
+
+
+def grads_through(fn, traced, loss):
+    """(w.grad, x after the call) for ``x = 1.5 * w`` (w a leaf needing a
+    gradient, x not a leaf, so the function may write it) and ``loss(out, x)``
+    differentiated after ``out = fn(x, make_y())``."""
+    f = paddle.jit.to_static(fn, full_graph=True) if traced else fn
+    w = paddle.to_tensor(np.linspace(-1, 1, 6, dtype="float32").reshape(2, 3),
+                         stop_gradient=False)
+    x = w * 1.5
+    out = f(x, make_y())
+    loss(out, x).backward()
+    return w.grad.numpy(), x.numpy()
+
+
+def same_grads_as_eager(fn, loss):
+    (gs, xs), (ge, xe) = grads_through(fn, True, loss), grads_through(fn, False, loss)
+    np.testing.assert_allclose(xs, xe, rtol=1e-6)
+    np.testing.assert_allclose(gs, ge, rtol=1e-5, atol=1e-6)
