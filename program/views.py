@@ -16,8 +16,10 @@ again):
     z = x[1]; z.add_(y)          # before: x unchanged in the program
     ids = x's element numbers, taken by z's steps; x = scatter(x, ids, z) ...
 
-The root's shape must be known (no -1 dims): otherwise the written member
-just leaves its group.  A write that changes a member's shape or dtype takes it
+Only programs traced by to_static link views: a Program built in static
+mode keeps Paddle's static semantics (every variable its own value).  The
+root's shape must be known (no -1 dims): otherwise the written member just
+leaves its group.  A write that changes a member's shape or dtype takes it
 out of its group (as eagerly).  Parameters are not linked.
 """
 import sys
@@ -62,8 +64,12 @@ class _Group:
 
 
 def link(x, out, step):
-    """Record that ``out`` (a Variable or a list of them: unbind) is ``step(x)``."""
-    if _QUIET[0] or not is_graph_value(x) or getattr(x, "persistable", True):
+    """Record that ``out`` (a Variable or a list of them: unbind) is ``step(x)``,
+    in a program traced by to_static (eager code's semantics); a Program built
+    in static mode keeps Paddle's static semantics, where every variable is its
+    own value."""
+    if _QUIET[0] or not is_graph_value(x) or getattr(x, "persistable", True) or \
+            not getattr(x.block.program, "to_static_trace", False):
         return out
     outs = out if isinstance(out, list) else [out]
     if not all(is_graph_value(o) for o in outs):

@@ -93,3 +93,24 @@ def test_a_view_of_an_input_with_unknown_dims_is_not_written_through():
     x = _x()
     out = f(x, _y())
     np.testing.assert_allclose(out.numpy(), (_x() + _y()).numpy(), rtol=1e-6)
+
+
+def test_a_program_built_in_static_mode_keeps_static_semantics():
+    # outside to_static every variable is its own value, as in Paddle's static
+    # mode (checked with Paddle 2.6.2: x2 stays zero after y.add_ on its reshape)
+    paddle.enable_static()
+    try:
+        main, start = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, start):
+            x = paddle.static.data("x", [2, 3], "float32")
+            x2 = x * 1.0
+            y = x2.reshape([3, 2])
+            with pytest.warns(UserWarning, match="does not perform inplace"):
+                y.add_(paddle.ones([3, 2]))
+            out = x2 + 0
+        exe = paddle.static.Executor()
+        exe.run(start)
+        r, = exe.run(main, feed={"x": np.zeros((2, 3), "float32")}, fetch_list=[out])
+    finally:
+        paddle.disable_static()
+    np.testing.assert_array_equal(r, np.zeros((2, 3), "float32"))
