@@ -428,7 +428,7 @@ def _bound(v):
         raise ValueError(f"a slice bound must be None, an int or an integer tensor of one "
                          f"value (Paddle's rule), got {what}")
     if is_graph_value(v):
-        return v if len(v.shape) == 0 else M.reshape(v, [])
+        return v                # 0-D or [1]: the slice op's tensor list takes either
     return int(v)
 
 

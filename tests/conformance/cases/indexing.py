@@ -119,6 +119,12 @@ add("get.tensor_list", "x[y, [0, 3]]", "float32[3,4]", "int64[2]|idx3")
 add("get.tensor_0d_0d", "x[y, z]", "float32[3,4]", "int64[]|idx3", "int64[]|idx4")
 add("get.tensor_0d_slice", "x[y, 1:]", "float32[3,4]", "int64[]|idx3")
 add("get.tensor_empty", "x[y]", "float32[3,4]", "int64[0]")
+# slice bounds: a one-valued integer tensor is read at run time; a float or a
+# many-valued tensor is refused
+add("get.slice_tensor_stop", "x[:y]", "float32[3,4]", "int64[1]|idx3")
+add("get.slice_tensor_start_0d", "x[y:, 1:]", "float32[3,4]", "int64[]|idx3")
+add("get.slice_float_stop", "x[:2.0]", "float32[3,4]")
+add("get.slice_tensor_two_values", "x[:y]", "float32[3,4]", "int64[2]|idx3")
 add("get.tensor_1d_input", "x[y]", "int64[5]", "int64[4]|idx5")
 add("get.tensor_grad", "x[y]", "float32[3,4]", "int64[3]|idx3", grad=True)
 for dt in DTYPES[1:]:
