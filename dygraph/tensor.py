@@ -46,6 +46,15 @@ class Tensor:
     __slots__ = ("_data", "stop_gradient", "_node", "_slot", "_grad", "_name",
                  "_hooks", "persistable", "_version", "_history", "_alias", "__weakref__")
 
+    def __new__(cls, value=None, *args, stop_gradient=True, **kwargs):
+        if is_graph_value(value):
+            # a static Variable (code traced by to_static): a variable over its value,
+            # out of autograd, as the eager form shares a tensor's storage
+            out = value.detach()
+            out.stop_gradient = bool(stop_gradient)
+            return out
+        return _new(cls)
+
     def __init__(self, value=None, place=None, persistable=False, zero_copy=False,
                  name=None, stop_gradient=True, dims=None, dtype=None, type=None):
         """Paddle's public constructor (sampan's own code builds tensors with ``wrap``).
