@@ -41,6 +41,7 @@ __all__ = ["fast_operator", "install"]
 
 _ndarray = np.ndarray
 _asarray = np.asarray
+_new = object.__new__
 
 # method -> op type of the operators with a fast form (the reflected ones
 # only meet numbers: between tensors Python calls the left one's method)
@@ -126,60 +127,73 @@ def fast_operator(name, op, general, scale_op=None, attrs_of=None, fill=None):
         fast = direct[dt] = fast or False
         return fast
 
-    # names the hot path reads, bound here (closure reads, not global lookups)
-    tensor_t, param_t, ndarray, bind, run, recording, grad = \
-        Tensor, Parameter, _ndarray, BIND, run_op, RECORDING, GRAD
-    new, node_t, stamp = object.__new__, GradNode, STAMP
+    def resolve(dt):
+        """``(dt, fast form for two arrays of dt)`` (False: none; None: not known
+        yet), remembered as the last dtype's answer once known (one tuple:
+        threads see a consistent pair)."""
+        fast = direct.get(dt)
+        if fast is None:
+            fast = learn(dt)
+        seen = (dt, fast)
+        if fast is not None:            # a known answer (False included), stored
+            last[0] = seen
+        return seen
+
+    # the number path's names, one closure cell (unpacked where it is taken)
+    for_numbers = (compare, cache, fill, numbers, attrs_of, floats_only, scale_cache,
+                   scale_op)
+
+    # A reflected operator never takes the two-tensor path (Python calls the
+    # left operand's method between tensors): no type is ``None``.  The hot
+    # path reads few closure names (a call copies each one into its frame) and
+    # the module's globals for the rest.
+    tensor_t, param_t = (Tensor, Parameter) if tensors else (None, None)
 
     def method(self, other):
         tp = type(other)
-        if (tp is tensor_t or tp is param_t) and tensors and bind[0] is run:
+        if (tp is tensor_t or tp is param_t) and BIND[0] is run_op:
             a = self._data
             b = other._data
             dt = a.dtype
             seen = last[0]
-            if dt is seen[0]:               # the dtype of the previous call: no hashing
-                fast = seen[1]
-            else:
-                fast = direct.get(dt)
-                if fast is None:
-                    fast = learn(dt)
-                if fast is not None:        # a known answer (False included), stored
-                    last[0] = (dt, fast)    # as one tuple: threads see a consistent pair
-            if fast and dt is b.dtype and type(a) is ndarray and type(b) is ndarray:
+            if dt is not seen[0]:
+                seen = resolve(dt)
+            if seen[1] and dt is b.dtype and type(a) is _ndarray and type(b) is _ndarray:
                 try:
-                    out = fast(a, b)
+                    out = seen[1](a, b)
                 except Exception:       # the general path words the error
                     return general(self, other)
-                if type(out) is not ndarray:      # a 0-d result
+                if type(out) is not _ndarray:     # a 0-d result
                     out = _asarray(out)
                 # wrap(out) and GradNode(...) written out, a call less each (the
                 # fields as tensor.wrap and GradNode.__init__ set them: the test
                 # test_fast_results_are_built_as_wrap_builds_them checks)
-                t = new(tensor_t)
+                t = _new(Tensor)
                 t._data = out
                 t._slot = 0
                 t._grad = t._name = t._hooks = t._history = None
                 t.persistable = False
                 if (self.stop_gradient and other.stop_gradient) or not records or \
-                        not (recording[0] or grad.enabled):
+                        not (RECORDING[0] or GRAD.enabled):
                     t.stop_gradient = True
                     t._node = None
                     return t
-                n = new(node_t)
+                n = _new(GradNode)
                 n.op = op
                 n.attrs = defaults
                 n.ins = (self, other)
                 n.arrays = (a, b)
                 n.outs = (out,)
                 n.hooks = None
-                n.epoch = stamp()
+                n.epoch = STAMP()
                 t.stop_gradient = False
                 t._node = n
                 return t
         elif (tp is float or tp is int) and BIND[0] is run_op:
             a = self._data
             if type(a) is _ndarray:
+                compare, cache, fill, numbers, attrs_of, floats_only, scale_cache, \
+                    scale_op = for_numbers
                 dt = a.dtype
                 kind = dt.kind
                 if compare:
