@@ -35,6 +35,7 @@ from heapq import heappush
 
 import numpy as np
 
+from ..kernels.registry import CPU
 from ..kernels.transform import transform_inputs
 from ..ops.grad_rules import grad_steps
 from .engine import _kernel_for, _wrap_error, position
@@ -148,6 +149,31 @@ class _FastForms(dict):
         return fl
 
 
+_INLINED = object()      # ``f`` of a node whose gradients the inlined formulas gave
+
+
+def _inline_exprs(gop, forms, items):
+    """``(forms of the kernel, expressions, names)`` when a CPU kernel of the grad
+    op gives its formulas as source (``grad_inline(attrs)``: one expression per
+    output, ``{k}`` standing for grad-op input k; kernels/registry.py), else
+    None.  The node backward evaluates them in place of calling the kernel's
+    form when that kernel is the one cached for the dtype (the forms list,
+    compared by identity, says so), and each only for an input that wants it."""
+    kernels = {fn for key, fn in gop.kernels.items()
+               if key.backend == CPU and hasattr(fn, "grad_inline")}
+    if len(kernels) != 1 or forms.single:
+        return None
+    k = kernels.pop()
+    exprs = k.grad_inline(forms.attrs)
+    if exprs is None:
+        return None
+    exprs = [None if e is None else e.format(*items) for e in exprs]
+    # the names the formulas call resolve in the kernel's own module
+    names = {n for e in exprs if e is not None
+             for n in compile(e, "<grad_inline>", "eval").co_names if n in k.__globals__}
+    return forms.get(k) or forms.build(k), exprs, {n: k.__globals__[n] for n in names}
+
+
 def node_backward(op):
     """The compiled backward of ``op``'s nodes, cached on the OpDef as
     ``_node_bw`` (None: the op's nodes take the tape's general path: a grad
@@ -199,9 +225,11 @@ def _compile(op):
     general = [f"kin = [{', '.join(items)}]", f"need = ({', '.join(need)},)",
                "attrs = node.attrs" if step.attrs_fn is None else
                "attrs = complete(attrs_fn(node.attrs))"]
-    fast_forms = None
+    fast_forms = inline_forms = None
+    inline_names = {}
     if di is None or di >= len(step.srcs) or step.srcs[di] is None:
         lines += ["    " + x for x in general] + ["    res = slow(gop, kin, attrs, need)"]
+        ind = "    "
     else:
         # the grad op's cached kernel for the dtype of its deciding input; for the
         # forward's default attrs, the kernel's form for this need mask
@@ -214,18 +242,34 @@ def _compile(op):
             call = f"f({', '.join(items)})"
             if fast_forms.single:       # a one-output grad op: its kernel's ``fast`` form
                 call = f"(out if type(out := {call}) is ndarray else asarray(out),)"
+            inline = _inline_exprs(gop, fast_forms, items)
             lines += ["    f = None",
                       "    if type(d) is ndarray and node.attrs is defaults:",
                       "        seen = last[0]",
-                      "        fl = seen[1] if d.dtype is seen[0] else forms.lookup(d.dtype, last)",
-                      "        if fl is not None:",
-                      f"            f = fl[{index}]",
-                      "    if f is not None:",
+                      "        fl = seen[1] if d.dtype is seen[0] else forms.lookup(d.dtype, last)"]
+            if inline is not None:
+                # the kernel whose formulas are inlined is the one cached for this
+                # dtype: its gradients computed here, without a call
+                inline_forms, exprs, inline_names = inline
+                lines += ["        if fl is inline_forms:",
+                          "            try:"]
+                lines += [f"                r{i} = ({exprs[dsts.index(i)]}) if n{i} else None"
+                          for i in order]
+                lines += ["            except Exception as e:",
+                          f"                raise wrap(gop, [{', '.join(items)}], forms.attrs, e) from e",
+                          "            f = inlined"]
+                lines += ["        elif fl is not None:"]
+            else:
+                lines += ["        if fl is not None:"]
+            lines += [f"            f = fl[{index}]",
+                      "    if f is inlined:",
+                      "        pass",
+                      "    elif f is not None:",
                       "        try:",
                       f"            res = {call}",
                       "        except Exception as e:",
                       f"            raise wrap(gop, [{', '.join(items)}], forms.attrs, e) from e",
-                      "    else:"]
+                      ] + [f"        r{i} = res[{dsts.index(i)}]" for i in order] + ["    else:"]
             ind = "        "
         else:
             ind = "    "
@@ -238,11 +282,12 @@ def _compile(op):
                   ind + "        res = entry[0](kin, attrs, need)",
                   ind + "    except Exception as e:",
                   ind + "        raise wrap(gop, kin, attrs, e) from e"]
+    lines += [ind + f"r{i} = res[{dsts.index(i)}]" for i in order]
     lines += ["    nxt = gn = None"]
-    for i in sorted(set(targets)):
+    for i in order:
         t = f"t{i}"
         lines += [f"    if n{i}:",
-                  f"        r = res[{dsts.index(i)}]",
+                  f"        r = r{i}",
                   "        if r is not None:",
                   f"            p = {t}._node",
                   f"            if {t}._history is not None:",
@@ -268,7 +313,13 @@ def _compile(op):
              "slow": _slow, "gop": gop,
              "wrap": _wrap_error, "attrs_fn": step.attrs_fn, "complete": gop.complete_attrs,
              "deliver": deliver, "spill": spill, "queue": queue,
-             "forms": fast_forms, "defaults": op.default_attrs, "last": [(None, None)]}
+             "forms": fast_forms, "defaults": op.default_attrs, "last": [(None, None)],
+             "inlined": _INLINED, "inline_forms": inline_forms}
+    clash = set(inline_names) & set(scope)
+    if clash:
+        raise RuntimeError(f"grad_inline of {gop.type} names {sorted(clash)}, which the "
+                           "node backward's own scope uses")
+    scope.update(inline_names)
     exec(compile(src, f"<backward of {op.type}>", "exec"), scope)
     bw = scope["bw"]
     bw.source = src

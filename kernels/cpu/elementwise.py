@@ -186,6 +186,22 @@ add_grad.grad_fast = _pass_fast(False)
 sub_grad.grad_fast = _pass_fast(True)
 
 
+def _pass_inline(neg_y):
+    """``grad_inline`` of add_grad (``neg_y``: sub_grad): add_grad's formulas as
+    source over its inputs {0}=X, {1}=Y, {2}=Out@GRAD (kernels/registry.py)."""
+    def exprs(attrs):
+        gy = "-{2}" if neg_y else "{2}"
+        dy = (f"reduce_to({gy}, {{1}}.shape, {attrs['axis']!r})" if neg_y else
+              f"{{2}} if {{2}}.shape == {{1}}.shape else reduce_to({{2}}, {{1}}.shape, "
+              f"{attrs['axis']!r})")
+        return ("{2} if {2}.shape == {0}.shape else reduce_to({2}, {0}.shape)", dy)
+    return exprs
+
+
+add_grad.grad_inline = _pass_inline(False)
+sub_grad.grad_inline = _pass_inline(True)
+
+
 # X and Y only give shapes (declared: the grad ops' no_need_buffer); DX may be
 # Out@GRAD itself, so these kernels are not ``fresh``
 
@@ -226,6 +242,17 @@ def _mul_fast(attrs, need):
 
 
 mul_grad.grad_fast = _mul_fast
+
+
+def _mul_inline(attrs):
+    """``grad_inline`` of mul_grad for numpy broadcasting (axis -1)."""
+    if attrs["axis"] != -1:
+        return None
+    return ("_dx if (_dx := {2} * {1}).shape == {0}.shape else reduce_to(_dx, {0}.shape)",
+            "reduce_to({2} * {0}, {1}.shape)")
+
+
+mul_grad.grad_inline = _mul_inline
 
 
 @kernel("elementwise_div_grad", dtypes=FLOATS)

@@ -83,6 +83,61 @@ def test_common_ops_take_the_compiled_path():
               "tanh", "reduce_sum"):
         assert node_backward(get_op(t)) is not None, t
     assert "res = f(" in node_backward(get_op("elementwise_mul")).source
+    for t in ("elementwise_add", "elementwise_sub", "elementwise_mul"):     # grad_inline
+        assert "if fl is inline_forms:" in node_backward(get_op(t)).source, t
+
+
+def _broadcast_cases(rng):
+    for dt, (xs, ys) in itertools.product(
+            ("float32", "int64"), [((3, 4), (3, 4)), ((3, 4), (4,)), ((3, 4), ()),
+                                   ((1, 4), (3, 1)), ((4,), (3, 4))]):
+        x = (rng.standard_normal(xs) * 4).astype(dt)
+        y = (rng.standard_normal(ys) * 4).astype(dt)
+        g = (rng.standard_normal(np.broadcast_shapes(xs, ys)) * 4).astype(dt)
+        yield x, y, g
+
+
+@pytest.mark.parametrize("name", ["elementwise_add_grad", "elementwise_sub_grad",
+                                  "elementwise_mul_grad"])
+def test_grad_inline_formulas_equal_their_kernel(name):
+    """The formulas the node backward inlines (``grad_inline``, evaluated in the
+    kernel's module as grad_fast.py does) give the kernel's gradients."""
+    gop = get_op(name)
+    for x, y, g in _broadcast_cases(np.random.default_rng(1)):
+        fn = _kernel_for(gop, [x, y, g], gop.complete_attrs({}))[0]
+        exprs = [e.format("x", "y", "g") for e in fn.grad_inline({"axis": -1})]
+        want = fn([x, y, g], {"axis": -1}, None)
+        for e, w in zip(exprs, want):
+            o = eval(e, dict(fn.__globals__), {"x": x, "y": y, "g": g})
+            np.testing.assert_array_equal(o, w)
+            assert o.dtype == w.dtype and o.shape == w.shape
+    if name == "elementwise_mul_grad":     # Paddle's axis rule: the general kernel
+        assert fn.grad_inline({"axis": 0}) is None
+
+
+def test_another_cached_grad_kernel_is_not_bypassed_by_the_inlined_formulas():
+    """The formulas stand for one kernel: where the eager cache holds another one
+    for a dtype (chosen before its first use), that one runs."""
+    gop = get_op("elementwise_mul_grad")
+    dt = np.dtype("float16")
+    saved = gop.eager_cache.pop(dt, None)
+    x16 = np.arange(1, 5, dtype=dt)
+    kernel = _kernel_for(gop, [x16, x16, x16], gop.complete_attrs({}))[0]
+    calls = []
+
+    def other(ins, attrs, need):
+        calls.append(need)
+        return kernel(ins, attrs, need)
+    gop.eager_cache[dt] = (other, False, "CPU", None)
+    try:
+        x = Tensor(x16, stop_gradient=False)
+        (x * x).sum().backward()
+    finally:
+        del gop.eager_cache[dt]
+        if saved is not None:
+            gop.eager_cache[dt] = saved
+    assert calls == [(True, True)]
+    np.testing.assert_array_equal(x.grad.numpy(), 2 * x16)
 
 
 @pytest.mark.parametrize("name", ["elementwise_add_grad", "elementwise_sub_grad",
@@ -90,13 +145,7 @@ def test_common_ops_take_the_compiled_path():
 def test_grad_fast_forms_equal_their_kernel(name):
     """Every need mask, same shapes and both broadcast directions, float32 and int64."""
     gop = get_op(name)
-    rng = np.random.default_rng(0)
-    for dt, (xs, ys) in itertools.product(
-            ("float32", "int64"), [((3, 4), (3, 4)), ((3, 4), (4,)), ((3, 4), ()),
-                                   ((1, 4), (3, 1)), ((4,), (3, 4))]):
-        x = (rng.standard_normal(xs) * 4).astype(dt)
-        y = (rng.standard_normal(ys) * 4).astype(dt)
-        g = (rng.standard_normal(np.broadcast_shapes(xs, ys)) * 4).astype(dt)
+    for x, y, g in _broadcast_cases(np.random.default_rng(0)):
         fn = _kernel_for(gop, [x, y, g], gop.complete_attrs({}))[0]
         for need in ((True, False), (False, True), (True, True)):
             form = fn.grad_fast({"axis": -1}, need)
