@@ -19,6 +19,11 @@ Optional attributes of a kernel function, read once when a plan is built
   per output), called with one array per input slot; the eager tape's
   compiled node backward (dygraph/grad_fast.py) calls it for nodes recorded
   with the forward op's default attrs.
+- ``grad_inline(attrs)`` -> a tuple of Python expressions, one per output, or
+  None (grad ops with a ``grad_fast``): the same formulas as source, ``{k}``
+  standing for input slot k, names resolved in the kernel's module; the node
+  backward evaluates them in place of calling the form when this kernel is the
+  one cached for the dtype, each only for an input that wants its gradient.
 - ``fresh = True``: every array it returns is new: it shares memory with no
   input, no other output, and nothing else keeps a reference to it.
 - ``inplace = ((out_pos, in_pos, rule), ...)`` with ``reuse(attrs, pairs)``:
