@@ -69,4 +69,6 @@ complex64, complex128 = _DTYPES["complex64"], _DTYPES["complex128"]
 dtype = type(float32)
 
 from .dygraph.gc_freeze import freeze_import_heap as _freeze_import_heap  # noqa: E402
+from .dygraph.gc_freeze import widen_young_generation as _widen_young  # noqa: E402
 _freeze_import_heap()       # the import's objects leave the collector's walks (gc_freeze.py)
+_widen_young()              # a step's tape is freed before the collector walks it
