@@ -199,7 +199,9 @@ def _compile(op):
     lines = ["def bw(node, g, pending, heap, leaves):", "    ins = node.ins"]
     for d in sorted(set(targets)):
         lines.append(f"    t{d} = ins[{d}]")
-        lines.append(f"    n{d} = t{d} is not None and not t{d}.stop_gradient")
+        # an input that is not dispensable always holds a tensor
+        lines.append(f"    n{d} = t{d} is not None and not t{d}.stop_gradient"
+                     if op.inputs[d].dispensable else f"    n{d} = not t{d}.stop_gradient")
     lines.append(f"    if not ({' or '.join(f'n{d}' for d in sorted(set(targets)))}):")
     lines.append("        return None")
     kinds = {s[0] for s in step.srcs if s is not None}
