@@ -162,6 +162,10 @@ class _Pass:
                         continue                # its gradient passes this write
                     if not self.trust and sources is not None and n in sources:
                         self.finalize(n)        # a requested intermediate: its gradient
+                    elif op.no_grad and n in self.carry:
+                        self.finalize(n)        # a leaf written under no_grad (an
+                        # optimizer's update, backward_path.py): the gradient of the
+                        # value written is the leaf's, as eagerly
                     else:                       # overwritten by a value needing no grad
                         self.pending.pop(n, None)
                 continue

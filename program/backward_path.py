@@ -18,6 +18,11 @@ flipped after the ops reading it were built) is not stopped, i.e. the user set
 the flag.  This keeps ``gradients`` with respect to an intermediate of a
 data-only computation, and data marked ``stop_gradient=False`` late, working.
 
+A leaf written by an op built under no_grad (an optimizer's update of a
+parameter in a traced step, ``param.add_()`` under ``paddle.no_grad()``) is a
+leaf again after that op, as the eager tensor stays one: what reads it later
+gives it a gradient, and the writing op is not on the path.
+
 A tensor array written in place (``write_to_array``, a branch writing an
 outer array) keeps carrying its gradient through a write of a value that
 carries none: the other elements still do.
@@ -90,6 +95,7 @@ def find_path(ops, targets, sources, no_grad, lookup, builders, trust=False):
     ``builders`` the ops with grad builders (their outputs' stop_gradient flags
     are ignored: the control-flow builders copy them from inside)."""
     carry, written, seen = set(), set(), set()
+    leaves = set()          # the source leaves (every unstopped leaf: sources is None)
 
     def leaf_source(n):
         if n in no_grad:
@@ -105,6 +111,8 @@ def find_path(ops, targets, sources, no_grad, lookup, builders, trust=False):
                 seen.add(n)
                 if leaf_source(n):
                     carry.add(n)
+                    if sources is None:
+                        leaves.add(n)
         active = not op.no_grad and any(n in carry for n in op.input_arg_names)
         outs = op._outputs
         diff = _diff_slots(op, builders) if active else ()
@@ -123,7 +131,10 @@ def find_path(ops, targets, sources, no_grad, lookup, builders, trust=False):
                 flows = active and slot in diff and ok and (
                     rule or (not v.stop_gradient and op.type not in ZERO_GRAD_OPS
                              and not (op.opdef is not None and op.opdef.random)))
-                if flows or requested:
+                if flows or requested or (op.no_grad and n in leaves):
+                    # (a leaf written under no_grad, a parameter's optimizer
+                    # update, is a leaf again: what reads it after gives the
+                    # parameter its gradient, as eager code does)
                     carry.add(n)
                 elif not _partial_write(op, n, v):
                     carry.discard(n)
@@ -132,7 +143,7 @@ def find_path(ops, targets, sources, no_grad, lookup, builders, trust=False):
     path = []
     for op in reversed(ops):
         if any(n in need for n in op.output_arg_names):
-            if not any(n in carry for n in op.input_arg_names):
+            if op.no_grad or not any(n in carry for n in op.input_arg_names):
                 continue
             path.append(op)
             need.update(n for n in op.input_arg_names if n in carry)

@@ -17,6 +17,11 @@ eager code sees.  While tracing, each parameter's gradient has a state:
   ``Tensor.clear_gradient``, zeros where it held a gradient (certainly so
   after a traced backward reached it), None where it held none.
 
+A ``backward()`` after a traced ``step()`` differentiates through the updated
+parameters (the step's ops, built under no_grad, make each parameter a leaf
+again: program/backward_path.py), as eager code does: two optimizers in one
+function (a GAN's discriminator and generator steps) trace.
+
 A traced ``step()`` updates with the Variables; where its clipping or
 weight decay rewrites one in place (as Paddle's static clip does), the
 gradient before the step is kept (``keep_raw``: an ``assign`` before the
@@ -46,7 +51,6 @@ class TracedGrads:
         self.cleared = {}
         self.starts = {}        # parameter name -> (start name, g name, total name)
         self.raw = set()        # names of the copies ``keep_raw`` made
-        self.stepped = False    # a step was traced (``keep_raw`` ran)
 
     def add(self, block, param, grad):
         """``grad`` (a Variable of ``block``) added to ``param``'s gradient."""
@@ -73,7 +77,6 @@ class TracedGrads:
         """After a traced step whose ops are ``block.ops[start:]``: each gradient
         Variable they write in place is copied just before them, and the copy
         is the gradient from now on."""
-        self.stepped = True
         written = {n for op in block.ops[start:] for n in op.output_arg_names}
         for name, var in list(self.vars.items()):
             if var.name in written:

@@ -119,13 +119,6 @@ def backward(self, grad_tensor=None, retain_graph=False):
                             f"{type(grad_tensor).__name__}")
         grad_tensor = program.bind_tensor(grad_tensor)      # an eager tensor the code holds
     state = traced_grads(program, create=True)
-    if state.stepped:
-        # the step's ops write the parameters in place, and the static backward
-        # stops at them: the gradients through updated parameters would be lost
-        raise NotImplementedError(
-            f"backward() of '{self.name}' after optimizer.step() in one to_static "
-            f"function: the gradients through the updated parameters are not traced; "
-            f"call step() after every backward(), or split the function in two")
     block = program.global_block()
     for param, grad in seeded_backward(self, grad_tensor):
         if grad is not None:

@@ -196,14 +196,63 @@ def test_a_wrong_grad_tensor_is_named():
         paddle.jit.to_static(not_a_tensor, full_graph=True)(_x(0))
 
 
-def test_a_backward_after_the_step_says_it_is_not_traced():
-    net = Net()
-    opt = OPT.SGD(0.1, parameters=net.parameters())
+def test_a_backward_after_a_step_differentiates_the_updated_parameters():
+    """backward, step, backward through the updated weights, step: as eagerly
+    (the second gradient adds to the first where no clear_grad came between)."""
+    def accumulate(net, opt, x):
+        loss = net(x).mean()
+        loss.backward()
+        opt.step()
+        loss2 = (net(x) ** 2).mean()
+        loss2.backward()
+        opt.step()
+        opt.clear_grad()
+        return loss + loss2
 
-    def body(x):
+    def cleared_between(net, opt, x):
         net(x).mean().backward()
         opt.step()
-        net(x).mean().backward()
-        return x
-    with pytest.raises(NotImplementedError, match="after optimizer.step"):
-        paddle.jit.to_static(body, full_graph=True)(_x(0))
+        opt.clear_grad()
+        loss2 = (net(x) ** 2).mean()
+        loss2.backward()
+        opt.step()
+        return loss2                    # its gradients are left in .grad
+    _compare(accumulate, make_opt=lambda ps: OPT.SGD(0.1, parameters=ps))
+    _compare(cleared_between)
+
+
+def test_two_optimizers_in_one_function_as_a_gan_step():
+    """A discriminator step on a detached generator output, then a generator
+    step through the updated discriminator: weights and .grad as eagerly."""
+    def step(g_net, d_net, g_opt, d_opt, z, real):
+        fake = g_net(z)
+        d_loss = (d_net(real) - 1).square().mean() + d_net(fake.detach()).square().mean()
+        d_loss.backward()
+        d_opt.step()
+        d_opt.clear_grad()
+        g_loss = (d_net(fake) - 1).square().mean()
+        g_loss.backward()
+        g_opt.step()
+        g_opt.clear_grad()
+        return d_loss + g_loss
+
+    runs = []
+    for traced in (False, True):
+        paddle.seed(5)
+        g_net = paddle.nn.Sequential(paddle.nn.Linear(4, 8), paddle.nn.Tanh(),
+                                     paddle.nn.Linear(8, 5))
+        d_net = Net()
+        g_opt = OPT.Adam(0.01, parameters=g_net.parameters())
+        d_opt = OPT.Momentum(0.05, parameters=d_net.parameters())
+        fn = paddle.jit.to_static(step, full_graph=True) if traced else step
+        trace = []
+        for k in range(3):
+            rng = np.random.RandomState(k)
+            z = paddle.to_tensor(rng.standard_normal((6, 4)).astype("float32"))
+            out = fn(g_net, d_net, g_opt, d_opt, z, _x(k + 10))
+            trace.append([float(out)] + [p.numpy().copy() for p in
+                                         g_net.parameters() + d_net.parameters()])
+        runs.append(trace)
+    for eager, static in zip(*runs):
+        for a, b in zip(static, eager):
+            np.testing.assert_allclose(a, b, rtol=2e-5, atol=1e-6)
