@@ -121,11 +121,14 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
 
 
 def seeded_backward(loss, loss_grad=None, parameter_list=None, no_grad_set=None,
-                    callbacks=None):
+                    callbacks=None, walked=None):
     """``append_backward`` from ``loss`` of any shape, its gradient starting as
     ``loss_grad`` (a Variable of the loss's shape; None: ones, as the eager
     ``Tensor.backward(grad_tensor=None)``); what a traced ``loss.backward()``
-    appends (static/variable_methods.py)."""
+    appends (static/variable_methods.py).  ``walked``: the ids of the ops
+    earlier backwards of a traced function went through, which the eager tape
+    has freed: a path through one of them raises eager's RuntimeError (before
+    anything is appended), and this path's ops join them."""
     _check_var(loss, "backward: loss")
     block, program = loss.block, loss.block.program
     if callbacks is not None and not isinstance(callbacks, (list, tuple)):
@@ -141,7 +144,9 @@ def seeded_backward(loss, loss_grad=None, parameter_list=None, no_grad_set=None,
                      "op_role": LOSS_ROLE})
     else:
         seed = _ones_like(p, loss)
-    p.run(ops, [loss.name], None, {loss.name: seed})
+    path = p.run(ops, [loss.name], None, {loss.name: seed})
+    if walked is not None:
+        _refuse_freed(path, walked)
     for name in list(p.pending):          # leaves: parameters, data needing grad
         p.finalize(name)
     if parameter_list is not None:
@@ -161,6 +166,18 @@ def seeded_backward(loss, loss_grad=None, parameter_list=None, no_grad_set=None,
             spec[3]["op_role_var"] = [q.name, _name(g)]
     p.flush()
     return [(q, block._var_recursive(_name(g))) for q, g in pairs]
+
+
+def _refuse_freed(path, walked):
+    for op in reversed(path):              # (the order the backward reaches them)
+        if id(op) in walked:
+            raise RuntimeError(
+                f"trying to run backward through the graph a second time (node of op "
+                f"'{op.type}' was freed): an earlier backward() of this to_static function "
+                f"went through it, and eager code raises here unless that backward kept the "
+                f"graph (retain_graph=True, which to_static does not support)"
+                + (f"\n  defined at {op.source}" if op.source else ""))
+    walked.update(id(op) for op in path)
 
 
 def _given_seed(t, g, what, same_dtype=False):

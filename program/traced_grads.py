@@ -51,6 +51,7 @@ class TracedGrads:
         self.cleared = {}
         self.starts = {}        # parameter name -> (start name, g name, total name)
         self.raw = set()        # names of the copies ``keep_raw`` made
+        self.walked = set()     # ids of the ops a traced backward went through
 
     def add(self, block, param, grad):
         """``grad`` (a Variable of ``block``) added to ``param``'s gradient."""

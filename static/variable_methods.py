@@ -120,7 +120,7 @@ def backward(self, grad_tensor=None, retain_graph=False):
         grad_tensor = program.bind_tensor(grad_tensor)      # an eager tensor the code holds
     state = traced_grads(program, create=True)
     block = program.global_block()
-    for param, grad in seeded_backward(self, grad_tensor):
+    for param, grad in seeded_backward(self, grad_tensor, walked=state.walked):
         if grad is not None:
             state.add(block, param, grad)
 

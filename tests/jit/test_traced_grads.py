@@ -256,3 +256,20 @@ def test_two_optimizers_in_one_function_as_a_gan_step():
     for eager, static in zip(*runs):
         for a, b in zip(static, eager):
             np.testing.assert_allclose(a, b, rtol=2e-5, atol=1e-6)
+
+
+def test_a_second_backward_through_a_walked_graph_raises_as_eagerly():
+    """The eager tape frees what a backward walked: a second backward through it
+    raises; traced, the same RuntimeError, where the program would otherwise
+    run.  Through the updated parameters after a step it is a new graph."""
+    def twice(net, x):
+        h = paddle.tanh(net.l1(x))
+        net.l2(h).mean().backward()
+        (net.l2(h) ** 2).mean().backward()      # back through tanh and l1
+        return h.mean()
+    for traced in (False, True):
+        net = Net()
+        fn = paddle.jit.to_static(twice, full_graph=True) if traced else twice
+        with pytest.raises(RuntimeError, match=r"backward through the graph a second "
+                                               r"time \(node of op 'tanh'"):
+            fn(net, _x(0))
