@@ -17,10 +17,11 @@ again):
     ids = x's element numbers, taken by z's steps; x = scatter(x, ids, z) ...
 
 Only programs traced by to_static link views: a Program built in static
-mode keeps Paddle's static semantics (every variable its own value).  The
-root's shape must be known (no -1 dims): otherwise the written member just
-leaves its group.  A write that changes a member's shape or dtype takes it
-out of its group (as eagerly).  Parameters are not linked.
+mode keeps Paddle's static semantics (every variable its own value).  A
+root with unknown (-1) dims numbers its elements at run time (``shape``,
+``size`` and ``range`` ops; a known shape makes them constants).  A write
+that changes a member's shape or dtype takes it out of its group (as
+eagerly).  Parameters are not linked.
 """
 import sys
 import weakref
@@ -32,6 +33,7 @@ from ..ops import bind_in_graph, get_op, constant, is_graph_value
 __all__ = ["link", "propagate", "quiet"]
 
 _RANGE, _RESHAPE, _SCATTER = get_op("range"), get_op("reshape2"), get_op("scatter")
+_SHAPE, _SIZE = get_op("shape"), get_op("size")
 _QUIET = [0]                # depth of internal view steps (replays): they link nothing
 
 
@@ -97,11 +99,27 @@ def _apply(path, v):
     return v
 
 
-def _element_numbers(root, path):
-    """int64 Variable: for each element of ``path(root)``, its flat index in root."""
-    n = int(np.prod(root.shape, dtype=np.int64))
-    ids = bind_in_graph(_RANGE, tuple(constant(np.array(a, np.int64)) for a in (0, n, 1)))[0]
-    ids = bind_in_graph(_RESHAPE, (ids, None, None), {"shape": list(root.shape)})[0]
+def _known(shape):
+    return all(isinstance(d, (int, np.integer)) and d >= 0 for d in shape)
+
+
+def _root_shape(root):
+    """(the Shape input of a reshape to root's shape: None, or root's shape
+    read at run time where a dim is unknown, the ``shape`` attribute)."""
+    if _known(root.shape):
+        return None, list(root.shape)
+    return bind_in_graph(_SHAPE, (root,))[0], [int(d) for d in root.shape]
+
+
+def _element_numbers(root, path, shape):
+    """int64 Variable: for each element of ``path(root)``, its flat index in root
+    (``shape``: ``_root_shape(root)``)."""
+    tensor, dims = shape
+    start = constant(np.array(0, np.int64))
+    n = bind_in_graph(_SIZE, (root,))[0] if tensor is not None else \
+        constant(np.array(int(np.prod(dims, dtype=np.int64)), np.int64))
+    ids = bind_in_graph(_RANGE, (start, n, constant(np.array(1, np.int64))))[0]
+    ids = bind_in_graph(_RESHAPE, (ids, tensor, None), {"shape": dims})[0]
     return _apply(path, ids)
 
 
@@ -122,15 +140,13 @@ def propagate(t, shape, dtype):
         return
     with quiet():
         if path:
-            if not all(isinstance(d, (int, np.integer)) and d >= 0 for d in root.shape):
-                t._view_of = None               # the element numbers need a known shape
-                return
-            ids = _element_numbers(root, path)
+            shape = _root_shape(root)
+            ids = _element_numbers(root, path, shape)
             flat = bind_in_graph(_RESHAPE, (root, None, None), {"shape": [-1]})[0]
             upd = bind_in_graph(_RESHAPE, (t, None, None), {"shape": [-1]})[0]
             ids = bind_in_graph(_RESHAPE, (ids, None, None), {"shape": [-1]})[0]
             fresh = bind_in_graph(_SCATTER, (flat, ids, upd), {"overwrite": True})[0]
-            fresh = bind_in_graph(_RESHAPE, (fresh, None, None), {"shape": list(root.shape)})[0]
+            fresh = bind_in_graph(_RESHAPE, (fresh, shape[0], None), {"shape": shape[1]})[0]
             root._inplace_assign(fresh, merge=True)
         for m in live:
             if m is not t and m is not root and _held(m):

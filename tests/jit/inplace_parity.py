@@ -5,12 +5,13 @@ import numpy as np
 import sampan as paddle
 
 
-def make_x():
-    return paddle.to_tensor(np.arange(6, dtype="float32").reshape(2, 3) - 2.0)
+def make_x(rows=2):
+    return paddle.to_tensor(np.arange(rows * 3, dtype="float32").reshape(rows, 3) - 2.0)
 
 
-def make_y(sign=1.0):
-    return paddle.to_tensor(sign * np.linspace(0.5, 1.5, 6, dtype="float32").reshape(2, 3))
+def make_y(sign=1.0, rows=2):
+    return paddle.to_tensor(sign * np.linspace(0.5, 1.5, rows * 3, dtype="float32")
+                            .reshape(rows, 3))
 
 
 def run(fn, traced, calls=2, sign=1.0):

@@ -84,15 +84,20 @@ def test_gradients_follow_the_write_as_eagerly(fn):
     same_grads_as_eager(fn, lambda out, x: (out * out).sum())
 
 
-def test_a_view_of_an_input_with_unknown_dims_is_not_written_through():
-    # the element numbers need the base's shape: with a None dim the written view
-    # leaves its group (the program builds; the base keeps its value)
+@pytest.mark.parametrize("fn", [row_scale, column_zero, chained_views, transpose_write,
+                                sibling_sees_view_write, view_written_in_branch],
+                         ids=lambda f: f.__name__)
+def test_a_view_of_an_input_with_unknown_dims_is_written_through(fn):
+    # the base's element numbers are taken at run time (its shape has a None dim)
     spec = [paddle.static.InputSpec([None, 3], "float32"),
             paddle.static.InputSpec([None, 3], "float32")]
-    f = paddle.jit.to_static(row_scale, input_spec=spec, full_graph=True)
-    x = _x()
-    out = f(x, _y())
-    np.testing.assert_allclose(out.numpy(), (_x() + _y()).numpy(), rtol=1e-6)
+    f = paddle.jit.to_static(fn, input_spec=spec, full_graph=True)
+    for rows in (2, 2, 4):              # the second call reuses the program; a new size
+        xe, xs = _x(rows), _x(rows)
+        want, got = fn(xe, _y(rows=rows)), f(xs, _y(rows=rows))
+        np.testing.assert_allclose(got.numpy(), want.numpy(), rtol=1e-6)
+        np.testing.assert_allclose(xs.numpy(), xe.numpy(), rtol=1e-6)
+        assert not np.array_equal(xs.numpy(), _x(rows).numpy())     # the write is real
 
 
 def test_a_program_built_in_static_mode_keeps_static_semantics():
