@@ -221,7 +221,28 @@ def test_a_backward_after_a_step_differentiates_the_updated_parameters():
     _compare(cleared_between)
 
 
-def test_two_optimizers_in_one_function_as_a_gan_step():
+def _gan_opts_momentum_adam(g_net, d_net):
+    return (OPT.Adam(0.01, parameters=g_net.parameters()),
+            OPT.Momentum(0.05, parameters=d_net.parameters()))
+
+
+def _gan_opts_clip_decay(g_net, d_net):
+    # clipping and weight decay rewrite the gradients in place (keep_raw)
+    return (OPT.AdamW(0.01, parameters=g_net.parameters(), weight_decay=0.1,
+                      grad_clip=paddle.nn.ClipGradByGlobalNorm(0.5)),
+            OPT.SGD(0.05, parameters=d_net.parameters(), weight_decay=0.01,
+                    grad_clip=paddle.nn.ClipGradByValue(0.1)))
+
+
+def _gan_opts_schedule(g_net, d_net):
+    sched = OPT.lr.StepDecay(0.05, step_size=1, gamma=0.5)
+    return (OPT.Momentum(sched, parameters=g_net.parameters(), use_nesterov=True),
+            OPT.RMSProp(0.01, parameters=d_net.parameters()))
+
+
+@pytest.mark.parametrize("make_opts", [_gan_opts_momentum_adam, _gan_opts_clip_decay,
+                                       _gan_opts_schedule], ids=lambda f: f.__name__[10:])
+def test_two_optimizers_in_one_function_as_a_gan_step(make_opts):
     """A discriminator step on a detached generator output, then a generator
     step through the updated discriminator: weights and .grad as eagerly."""
     def step(g_net, d_net, g_opt, d_opt, z, real):
@@ -242,14 +263,15 @@ def test_two_optimizers_in_one_function_as_a_gan_step():
         g_net = paddle.nn.Sequential(paddle.nn.Linear(4, 8), paddle.nn.Tanh(),
                                      paddle.nn.Linear(8, 5))
         d_net = Net()
-        g_opt = OPT.Adam(0.01, parameters=g_net.parameters())
-        d_opt = OPT.Momentum(0.05, parameters=d_net.parameters())
+        g_opt, d_opt = make_opts(g_net, d_net)
         fn = paddle.jit.to_static(step, full_graph=True) if traced else step
         trace = []
         for k in range(3):
             rng = np.random.RandomState(k)
             z = paddle.to_tensor(rng.standard_normal((6, 4)).astype("float32"))
             out = fn(g_net, d_net, g_opt, d_opt, z, _x(k + 10))
+            if isinstance(g_opt._learning_rate, OPT.lr.LRScheduler):
+                g_opt._learning_rate.step()
             trace.append([float(out)] + [p.numpy().copy() for p in
                                          g_net.parameters() + d_net.parameters()])
         runs.append(trace)
