@@ -257,8 +257,9 @@ def _compile(op):
                           "            try:"]
                 lines += [f"                r{i} = ({exprs[dsts.index(i)]}) if n{i} else None"
                           for i in order]
+                kin = ", ".join(items)
                 lines += ["            except Exception as e:",
-                          f"                raise wrap(gop, [{', '.join(items)}], forms.attrs, e) from e",
+                          f"                raise wrap(gop, [{kin}], forms.attrs, e) from e",
                           "            f = inlined"]
                 lines += ["        elif fl is not None:"]
             else:
