@@ -25,6 +25,7 @@ from heapq import heapify, heappop, heappush
 import numpy as np
 
 from ..ops import OpError
+from ..ops.errors import BackwardTwiceError
 from ..kernels.transform import transform_inputs
 from .engine import (set_recording, recording, position, grad_steps, run_op, differentiable_outputs,
                      _kernel_for, _wrap_error)
@@ -249,7 +250,7 @@ def set_fast_backward(flag):
 
 
 def _freed(node):
-    return RuntimeError(
+    return BackwardTwiceError(
         f"trying to run backward through the graph a second time (node of op "
         f"'{node.op.type}' was freed); pass retain_graph=True to the first backward")
 

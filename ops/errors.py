@@ -14,6 +14,8 @@ an argument check ZeroDivisionError).  The kinds, by Paddle's name:
     EXECUTION_TIMEOUT  RuntimeError
     UNIMPLEMENTED      NotImplementedError
     RESOURCE_EXHAUSTED MemoryError
+    FATAL              SystemError           (e.g. a second backward through a
+                                              freed graph: ``BackwardTwiceError``)
 
 ``OpError(msg, kind=IndexError)`` is an error of sampan's op layer of that
 kind: an instance of ``OpError`` (``except OpError`` catches every kind) and
@@ -105,3 +107,11 @@ def _rebuild(base, kind, args):
     err = base.__new__(base, *args, kind=kind)
     err.args = args
     return err
+
+
+class BackwardTwiceError(RuntimeError, SystemError):
+    """A backward through grad nodes an earlier backward freed (no
+    ``retain_graph=True``): Paddle 2.6.2 raises a SystemError there ("(Fatal)
+    The TensorWrappers of TanhGradNode do not exist ... You calculate backward
+    twice for the same subgraph"); sampan's is that and a RuntimeError, the class
+    it raised before (recorded: tests/conformance/cases/tensor_surface.py)."""

@@ -57,6 +57,7 @@ runners in ``executor/pylayer.py``.
 ``checkpoints`` (recompute) is accepted and ignored: the gradients are the same.
 """
 from ..ops import OpError, is_graph_value
+from ..ops.errors import BackwardTwiceError
 from ..ops.dtypes import to_enum
 from . import attrs as A
 from .backward_pass import BUILDERS, GRAD, _Pass, _Ref, _name
@@ -171,7 +172,7 @@ def seeded_backward(loss, loss_grad=None, parameter_list=None, no_grad_set=None,
 def _refuse_freed(path, walked):
     for op in reversed(path):              # (the order the backward reaches them)
         if id(op) in walked:
-            raise RuntimeError(
+            raise BackwardTwiceError(
                 f"trying to run backward through the graph a second time (node of op "
                 f"'{op.type}' was freed): an earlier backward() of this to_static function "
                 f"went through it, and eager code raises here unless that backward kept the "

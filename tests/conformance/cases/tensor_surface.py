@@ -334,6 +334,11 @@ add("grad.accumulated", GRAD + "(x * 5).sum().backward()\nreturn x.grad.stop_gra
     "float32[3]", modes=EAGER)
 # clear_gradient(set_to_zero=True) zeroes the gradient a caller still holds
 add("grad.held_after_clear", GRAD + "x.clear_gradient()\nreturn g", "float32[3]", modes=EAGER)
+# a second backward through nodes the first one freed: Paddle's (Fatal) SystemError;
+# traced, the same (the static backward refuses the walked ops: program/backward.py)
+add("grad.backward_twice", "x.stop_gradient = False\nh = paddle.tanh(x * 2.0)\n"
+    "h.sum().backward()\n(h * h).sum().backward()\nreturn x.grad", "float32[3]",
+    modes=("eager", "to_static"))
 # Tensor._inplace_assign (Paddle's private form, used by its to_static tests): the
 # tensor becomes the value's storage and autograd position
 add("_inplace_assign.shares_storage", "a = x * 1\nb = y * 2\nr = a._inplace_assign(b)\n"
