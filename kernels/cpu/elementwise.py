@@ -165,27 +165,6 @@ def sub_grad(ins, attrs, need):
     return dx, dy
 
 
-def _pass_fast(neg_y):
-    """``grad_fast`` of add_grad (``neg_y``: sub_grad): DX = DOut, DY = +-DOut,
-    each summed back to its input's shape where DOut is broadcast."""
-    def form(attrs, need):
-        axis = attrs["axis"]
-        nx, ny = need
-        if nx and not ny:
-            return lambda x, y, g: (g if g.shape == x.shape else reduce_to(g, x.shape), None)
-
-        def f(x, y, g):
-            dx = (g if g.shape == x.shape else reduce_to(g, x.shape)) if nx else None
-            gy = -g if neg_y else g
-            return dx, gy if gy.shape == y.shape else reduce_to(gy, y.shape, axis)
-        return f
-    return form
-
-
-add_grad.grad_fast = _pass_fast(False)
-sub_grad.grad_fast = _pass_fast(True)
-
-
 def _pass_inline(neg_y):
     """``grad_inline`` of add_grad (``neg_y``: sub_grad): add_grad's formulas as
     source over its inputs {0}=X, {1}=Y, {2}=Out@GRAD (kernels/registry.py)."""
@@ -198,8 +177,24 @@ def _pass_inline(neg_y):
     return exprs
 
 
+def _fast_from_inline(exprs_of):
+    """``grad_fast`` made from the kernel's ``grad_inline`` formulas (one source
+    for both): per need mask, a function of the grad op's three inputs
+    evaluating the formulas of the outputs wanted, compiled once per form."""
+    def form(attrs, need):
+        exprs = exprs_of(attrs)
+        if exprs is None:
+            return None
+        outs = ", ".join(f"({e.format('x', 'y', 'g')})" if n else "None"
+                         for e, n in zip(exprs, need))
+        return eval(f"lambda x, y, g: ({outs},)", globals())
+    return form
+
+
 add_grad.grad_inline = _pass_inline(False)
 sub_grad.grad_inline = _pass_inline(True)
+add_grad.grad_fast = _fast_from_inline(add_grad.grad_inline)
+sub_grad.grad_fast = _fast_from_inline(sub_grad.grad_inline)
 
 
 # X and Y only give shapes (declared: the grad ops' no_need_buffer); DX may be
@@ -220,30 +215,6 @@ def mul_grad(ins, attrs, need):
     return dx, dy
 
 
-def _mul_fast(attrs, need):
-    """``grad_fast`` of mul_grad (numpy broadcasting: axis -1)."""
-    if attrs["axis"] != -1:
-        return None
-    nx, ny = need
-    if nx and not ny:
-        def f(x, y, g):
-            dx = g * y
-            return dx if dx.shape == x.shape else reduce_to(dx, x.shape), None
-        return f
-
-    def f(x, y, g):
-        dx = None
-        if nx:
-            dx = g * y
-            if dx.shape != x.shape:
-                dx = reduce_to(dx, x.shape)
-        return dx, reduce_to(g * x, y.shape)
-    return f
-
-
-mul_grad.grad_fast = _mul_fast
-
-
 def _mul_inline(attrs):
     """``grad_inline`` of mul_grad for numpy broadcasting (axis -1)."""
     if attrs["axis"] != -1:
@@ -253,6 +224,7 @@ def _mul_inline(attrs):
 
 
 mul_grad.grad_inline = _mul_inline
+mul_grad.grad_fast = _fast_from_inline(_mul_inline)
 
 
 @kernel("elementwise_div_grad", dtypes=FLOATS)
