@@ -47,7 +47,8 @@ import numpy as np
 
 from . import llvm_jit
 
-__all__ = ["available", "gemm_rows", "gemm_segments", "block_width", "pack_columns"]
+__all__ = ["available", "gemm_rows", "gemm_segments", "block_width", "pack_columns",
+           "transposed_available", "transposed_width", "gemm_transposed"]
 
 # rows of W x vectors of columns held in registers: 8 x 2, or 4 x 4 for at most
 # 4 rows (ResNeXt's groups of 4 output channels: 8 x 2 would compute 8); a
@@ -55,21 +56,35 @@ __all__ = ["available", "gemm_rows", "gemm_segments", "block_width", "pack_colum
 # take 4 x 2 (a fully connected layer at batch 1 to 4: 8 x 2 computed 8 rows;
 # 1 x 2 ran 1.5x slower than 4 x 2 at batch 1, its two FMA chains too few)
 SHAPES = ((8, 2), (4, 4), (4, 2))
+# the transposed-output kernel's block (``gemm_transposed``): 7 rows x 3 vectors
+# (AVX-512 only).  A 1x1 convolution's output pixels are its rows, read in place
+# from NCHW (7 divides 7x7 and 14x14 maps), and its output channels the columns
+# (48 per block): measured on one core against OpenBLAS's (O, C) @ (C, P),
+# 49 x 1024 x 1024 107 against 81-91 GFLOP/s, 49 x 1024 x 2048 106-108 against
+# 85, 196 x 512 x 512 105 against 101 (5 x 4 and 6 x 4 within a few percent).
+# The sums, operand vectors and LLVM's two broadcast registers must fit the 32
+# vector registers: 7 x 4 (28 sums) spilled a sum every K step and ran at 60-108
+# GFLOP/s from run to run, so the tail also finds its values again after the
+# loop rather than keeping them through it.
+TRANS_SHAPE = (7, 3)
 _CHUNK_BYTES = 256 << 10    # operand columns per chunk (every row block reads them)
 _STATE = {}
 
 
 def _declarations(vw, opaque):
     v = "<%d x float>" % vw
-    mask_t = "<%d x i1>" % vw
-    sfx = "p0" if opaque else "p0v%df32" % vw
-    return "\n".join([
-        "declare %s @llvm.fma.v%df32(%s, %s, %s)" % (v, vw, v, v, v),
-        "declare %s @llvm.masked.load.v%df32.%s(%s*, i32, %s, %s)" % (v, vw, sfx, v, mask_t, v),
-        "declare void @llvm.masked.store.v%df32.%s(%s, %s*, i32, %s)" % (vw, sfx, v, v, mask_t)])
+    lines = ["declare %s @llvm.fma.v%df32(%s, %s, %s)" % (v, vw, v, v, v)]
+    for n in (vw, vw // 2):     # full vectors, and the transposed kernel's halves
+        v, mask_t = "<%d x float>" % n, "<%d x i1>" % n
+        sfx = "p0" if opaque else "p0v%df32" % n
+        lines += ["declare %s @llvm.masked.load.v%df32.%s(%s*, i32, %s, %s)"
+                  % (v, n, sfx, v, mask_t, v),
+                  "declare void @llvm.masked.store.v%df32.%s(%s, %s*, i32, %s)"
+                  % (n, sfx, v, v, mask_t)]
+    return "\n".join(lines)
 
 
-def _ir(vw, opaque, mr, nr):
+def _ir(vw, opaque, mr, nr, trans=False):
     """The IR text of kernel ``gemm_rows_<mr>x<nr>`` (an mr x nr * vw block in
     registers) for ``vw``-lane vectors (``opaque``: LLVM >= 15 intrinsic names for
     pointers).  Loops: chunks of ``cb`` column blocks (lc), row blocks (ob), the
@@ -78,18 +93,26 @@ def _ir(vw, opaque, mr, nr):
     ``lb % bps`` of segment ``lb / bps``, read from x column ``xcol[seg]`` and
     stored at output column ``coff[seg]`` (one segment at 0, 0: plain columns).
     The stores: plain for full blocks, masked at edges; with ``epi`` the bias,
-    a residual and a clamp (none, relu, or general: ``kind`` 0, 1, 2) first."""
+    a residual and a clamp (none, relu, or general: ``kind`` 0, 1, 2) first.
+
+    ``trans`` (kernel ``gemm_rows_t<mr>x<nr>``, for ``gemm_transposed``: a
+    packed X, one segment at 0, 0, no accumulation): the block goes to the
+    transposed output, element (row r, column c) at ``C[c * ldc + r]``, the
+    bias one value per column (``_trans_tail``), and the row blocks run over
+    ``nsamp`` problems (W and C ``wsamp`` and ``osamp`` floats apart) inside
+    each chunk of X's columns."""
     v = "<%d x float>" % vw
+    name = ("t%dx%d" if trans else "%dx%d") % (mr, nr)
     mask_t = "<%d x i1>" % vw
     sfx = "p0" if opaque else "p0v%df32" % vw
     blk = nr * vw
     out = [
-        "define internal void @core_%dx%d(float* noalias %%W," % (mr, nr) +
+        "define internal void @core_%s(float* noalias %%W," % name +
         " float* noalias %X, i64* noalias %xoff,"
         " float* noalias %C, i64 %K, i64 %ldc, i64 %nrows, i64 %nseg, i64 %acc_in, i64 %cb,"
         " i64 %ldw, i64 %kstr, i64 %cbs, i64 %epi_in, float* noalias %B, float* noalias %R,"
         " i64 %hasr, float %lo, float %hi, i64 %tie, i64 %kind, i64* noalias %xcol,"
-        " i64* noalias %coff, i64 %seglen) {",
+        " i64* noalias %coff, i64 %seglen, i64 %nsamp, i64 %wsamp, i64 %osamp) {",
         "entry:",
         "  %epi = icmp ne i64 %epi_in, 0",
         "  %hasrb = icmp ne i64 %hasr, 0",
@@ -97,6 +120,7 @@ def _ir(vw, opaque, mr, nr):
             ("%lov", "float", "%lo"), ("%hiv", "float", "%hi"), ("%tiev", "i1", "%tieb")]) + [
         "  %nob0 = add i64 %nrows, " + str(mr - 1),
         "  %nob = udiv i64 %nob0, " + str(mr),
+        "  %nobt = mul i64 %nob, %nsamp",
         "  %lastrow = sub i64 %nrows, 1",
         "  %nfull = udiv i64 %seglen, " + str(blk),
         "  %rem = urem i64 %seglen, " + str(blk),
@@ -113,7 +137,13 @@ def _ir(vw, opaque, mr, nr):
         "  %lc1 = select i1 %lcin, i64 %lce, i64 %cnt",
         "  br label %ob_head",
         "ob_head:",
-        "  %ob = phi i64 [0, %lc_head], [%ob.next, %lb_done]",
+    ] + ([      # the transposed kernel's row blocks run over its samples too
+        "  %obt = phi i64 [0, %lc_head], [%ob.next, %lb_done]",
+        "  %samp = udiv i64 %obt, %nob",
+        "  %ob = urem i64 %obt, %nob",
+        "  %sw = mul i64 %samp, %wsamp",
+        "  %Ws = getelementptr float, float* %W, i64 %sw"] if trans else [
+        "  %ob = phi i64 [0, %lc_head], [%ob.next, %lb_done]"]) + [
         "  %orow = mul i64 %ob, " + str(mr),
     ]
     for i in range(mr):        # the row block's rows: past the last, read the last, store nothing
@@ -122,13 +152,15 @@ def _ir(vw, opaque, mr, nr):
                 "  %%rv%d = icmp ult i64 %%ro%d, %%nrows" % (i, i),
                 "  %%rr%d = select i1 %%rv%d, i64 %%ro%d, i64 %%lastrow" % (i, i, i),
                 "  %%rw%d = mul i64 %%rr%d, %%ldw" % (i, i),
-                "  %%wrow%d = getelementptr float, float* %%W, i64 %%rw%d" % (i, i),
-                "  %%bp%d = getelementptr float, float* %%B, i64 %%rr%d" % (i, i),
-                "  %%bs%d = load float, float* %%bp%d" % (i, i),
-                "  %%bve%d = insertelement %s undef, float %%bs%d, i32 0" % (i, v, i),
-                "  %%bv%d = shufflevector %s %%bve%d, %s undef, <%d x i32> zeroinitializer"
-                % (i, v, i, v, vw),
-                "  %%rvs%d = insertelement %s undef, i1 %%rv%d, i32 0" % (i, mask_t, i),
+                "  %%wrow%d = getelementptr float, float* %%W%s, i64 %%rw%d"
+                % (i, "s" if trans else "", i)]
+        if not trans:   # the row's bias
+            out += ["  %%bp%d = getelementptr float, float* %%B, i64 %%rr%d" % (i, i),
+                    "  %%bs%d = load float, float* %%bp%d" % (i, i),
+                    "  %%bve%d = insertelement %s undef, float %%bs%d, i32 0" % (i, v, i),
+                    "  %%bv%d = shufflevector %s %%bve%d, %s undef, <%d x i32> zeroinitializer"
+                    % (i, v, i, v, vw)]
+        out += ["  %%rvs%d = insertelement %s undef, i1 %%rv%d, i32 0" % (i, mask_t, i),
                 "  %%rvv%d = shufflevector %s %%rvs%d, %s undef, <%d x i32> zeroinitializer"
                 % (i, mask_t, i, mask_t, vw)]
     out += [
@@ -154,7 +186,7 @@ def _ir(vw, opaque, mr, nr):
     for j in range(nr):
         lane_ids = ", ".join("i64 %d" % (j * vw + t) for t in range(vw))
         out.append("  %%m%d = icmp ult <%d x i64> <%s>, %%leftv" % (j, vw, lane_ids))
-    for i in range(mr):        # this block's output addresses and masks
+    for i in range(mr if not trans else 0):     # this block's output addresses and masks
         out.append("  %%co%d = add i64 %%rs%d, %%l" % (i, i))
         for j in range(nr):
             c = "%d_%d" % (i, j)
@@ -163,7 +195,7 @@ def _ir(vw, opaque, mr, nr):
                     "  %%cf%s = getelementptr float, float* %%C, i64 %%ci%s" % (c, c),
                     "  %%cp%s = bitcast float* %%cf%s to %s*" % (c, c, v)]
     out += ["  br i1 %acc, label %load_c, label %k_pre", "load_c:"]
-    for i in range(mr):
+    for i in range(mr if not trans else 0):   # (the transposed kernel does not accumulate)
         for j in range(nr):
             c = "%d_%d" % (i, j)
             out.append("  %%c0%s = call %s @llvm.masked.load.v%df32.%s(%s* %%cp%s, i32 4, "
@@ -172,8 +204,8 @@ def _ir(vw, opaque, mr, nr):
     for i in range(mr):
         for j in range(nr):
             c = "%d_%d" % (i, j)
-            out.append("  %%s%s = phi %s [zeroinitializer, %%lb_head], [%%c0%s, %%load_c]"
-                       % (c, v, c))
+            out.append("  %%s%s = phi %s [zeroinitializer, %%lb_head], [%s, %%load_c]"
+                       % (c, v, "zeroinitializer" if trans else "%c0" + c))
     out += ["  br label %k_loop", "k_loop:",
             "  %k = phi i64 [0, %k_pre], [%k.next, %k_loop]"]
     for i in range(mr):
@@ -185,11 +217,12 @@ def _ir(vw, opaque, mr, nr):
             "  %off = load i64, i64* %offp",
             "  %xo = add i64 %off, %lx",
             "  %xp = getelementptr float, float* %X, i64 %xo"]
-    for j in range(nr):
+    for j in range(nr):     # (the transposed kernel's operand is packed: whole blocks)
         out += ["  %%xf%d = getelementptr float, float* %%xp, i64 %d" % (j, j * vw),
                 "  %%xv%d = bitcast float* %%xf%d to %s*" % (j, j, v),
-                "  %%x%d = call %s @llvm.masked.load.v%df32.%s(%s* %%xv%d, i32 4, %s %%m%d,"
-                " %s zeroinitializer)" % (j, v, vw, sfx, v, j, mask_t, j, v)]
+                ("  %%x%d = load %s, %s* %%xv%d, align 4" % (j, v, v, j)) if trans else
+                ("  %%x%d = call %s @llvm.masked.load.v%df32.%s(%s* %%xv%d, i32 4, %s %%m%d,"
+                 " %s zeroinitializer)" % (j, v, vw, sfx, v, j, mask_t, j, v))]
     for i in range(mr):
         out += ["  %%wp%d = getelementptr float, float* %%wrow%d, i64 %%wk" % (i, i),
                 "  %%w%d = load float, float* %%wp%d" % (i, i),
@@ -203,11 +236,32 @@ def _ir(vw, opaque, mr, nr):
     out += ["  %k.next = add i64 %k, 1",
             "  %kc = icmp ult i64 %k.next, %K",
             "  br i1 %kc, label %k_loop, label %k_done",
-            "k_done:",
-            "  br i1 %epi, label %epi_calc, label %st_pick",
-            "epi_calc:"]
-    blocks = [(i, j, "%d_%d" % (i, j)) for i in range(mr) for j in range(nr)]
+            "k_done:"]
+    out += _trans_tail(vw, mr, nr, sfx) if trans else _plain_tail(vw, mr, nr, sfx)
+    out += ["  %lb.next = add i64 %lb, 1",
+            "  %lbc = icmp ult i64 %lb.next, %lc1",
+            "  br i1 %lbc, label %lb_head, label %lb_done",
+            "lb_done:",
+            "  %%ob.next = add i64 %s, 1" % ("%obt" if trans else "%ob"),
+            "  %%oc = icmp ult i64 %%ob.next, %s" % ("%nobt" if trans else "%nob"),
+            "  br i1 %oc, label %ob_head, label %ob_done",
+            "ob_done:",
+            "  %more = icmp ult i64 %lc1, %cnt",
+            "  br i1 %more, label %lc_head, label %exit",
+            "exit:",
+            "  ret void",
+            "}"]
+    return "\n".join(out + _batch_ir(name, trans))
+
+
+def _plain_tail(vw, mr, nr, sfx):
+    """After the K loop of the plain kernel: the epilogue (bias per row) and the
+    stores, plain for full blocks and masked at edges."""
+    v = "<%d x float>" % vw
+    mask_t = "<%d x i1>" % vw
     negz = "<%s>" % ", ".join(["float -0.0"] * vw)
+    out = ["  br i1 %epi, label %epi_calc, label %st_pick", "epi_calc:"]
+    blocks = [(i, j, "%d_%d" % (i, j)) for i in range(mr) for j in range(nr)]
     zero = "zeroinitializer"
     # (sum + bias) + residual, then the clamp: none, relu (one compare: > 0 or NaN
     # keeps, np.maximum's rule), or any (lo, hi, tie) of conv_epilogue.CLAMPS
@@ -243,31 +297,117 @@ def _ir(vw, opaque, mr, nr):
     out += ["  %notail = xor i1 %tail, true",
             "  %%full = and i1 %%notail, %%rv%d" % (mr - 1),
             "  br i1 %full, label %st_full, label %st_mask", "st_full:"]
-    for i in range(mr):
-        for j in range(nr):
-            c = "%d_%d" % (i, j)
-            out.append("  store %s %%f%s, %s* %%cp%s, align 4" % (v, c, v, c))
+    out += ["  store %s %%f%s, %s* %%cp%s, align 4" % (v, c, v, c) for i, j, c in blocks]
     out += ["  br label %lb_tail", "st_mask:"]
-    for i in range(mr):
-        for j in range(nr):
-            c = "%d_%d" % (i, j)
-            out.append("  call void @llvm.masked.store.v%df32.%s(%s %%f%s, %s* %%cp%s, i32 4, "
-                       "%s %%mm%s)" % (vw, sfx, v, c, v, c, mask_t, c))
+    out += ["  call void @llvm.masked.store.v%df32.%s(%s %%f%s, %s* %%cp%s, i32 4, %s %%mm%s)"
+            % (vw, sfx, v, c, v, c, mask_t, c) for i, j, c in blocks]
     out += ["  br label %lb_tail", "lb_tail:"]
-    out += ["  %lb.next = add i64 %lb, 1",
-            "  %lbc = icmp ult i64 %lb.next, %lc1",
-            "  br i1 %lbc, label %lb_head, label %lb_done",
-            "lb_done:",
-            "  %ob.next = add i64 %ob, 1",
-            "  %oc = icmp ult i64 %ob.next, %nob",
-            "  br i1 %oc, label %ob_head, label %ob_done",
-            "ob_done:",
-            "  %more = icmp ult i64 %lc1, %cnt",
-            "  br i1 %more, label %lc_head, label %exit",
-            "exit:",
-            "  ret void",
-            "}"]
-    return "\n".join(out + _batch_ir(mr, nr))
+    return out
+def _transpose_ir(vw, rows, tag):
+    """IR lines moving ``rows`` (8 vectors of ``vw`` = 16 lanes; names or
+    ``zeroinitializer``) into columns: three rounds of two-source shuffles, each
+    swapping one bit of the vector index with the same bit of the lane index,
+    leave vector q holding column q in lanes 0-7 and column q + 8 in lanes
+    8-15, each column's 8 rows in order.  Returns (lines, the 8 vector names)."""
+    v = "<%d x float>" % vw
+    names, lines = list(rows), []
+    for b in range(3):
+        bit = 1 << b
+        low = [lam if not lam & bit else vw + (lam & ~bit) for lam in range(vw)]
+        high = [lam | bit if not lam & bit else vw + lam for lam in range(vw)]
+        nxt = list(names)
+        for q in range(8):
+            if q & bit:
+                continue
+            for dst, mask in ((q, low), (q | bit, high)):
+                name = "%%%s%d_%d" % (tag, b, dst)
+                lines.append("  %s = shufflevector %s %s, %s %s, <%d x i32> <%s>"
+                             % (name, v, names[q], v, names[q | bit], vw,
+                                ", ".join("i32 %d" % m for m in mask)))
+                nxt[dst] = name
+        names = nxt
+    return lines, names
+
+
+def _trans_tail(vw, mr, nr, sfx):
+    """After the K loop of the transposed kernel: the bias (one per column) added,
+    each vector of the block's columns turned into rows of the transposed output
+    (``_transpose_ir``), then per output row (one column of the block: up to 8
+    values, the block's rows) the residual, the clamp (the general form: with
+    (-inf, inf) or relu's bounds it is those) and one masked store."""
+    hw = vw // 2
+    v, h = "<%d x float>" % vw, "<%d x float>" % hw
+    hm = "<%d x i1>" % hw
+    hsfx = sfx.replace("v%df32" % vw, "v%df32" % hw)
+    hnegz = "<%s>" % ", ".join(["float -0.0"] * hw)
+    negz = "<%s>" % ", ".join(["float -0.0"] * vw)
+    # the sample's output and residual, found again here (values live across the
+    # K loop take registers its 28 sums and 4 operand vectors need)
+    out = ["  %tsamp = udiv i64 %obt, %nob",
+           "  %tso = mul i64 %tsamp, %osamp",
+           "  %Cs = getelementptr float, float* %C, i64 %tso",
+           "  %Rs = getelementptr float, float* %R, i64 %tso",
+           # which of the half vectors' lanes are rows of the block
+           "  %%orows = insertelement <%d x i64> undef, i64 %%orow, i32 0" % hw,
+           "  %%orowv = shufflevector <%d x i64> %%orows, <%d x i64> undef, "
+           "<%d x i32> zeroinitializer" % (hw, hw, hw),
+           "  %%orowl = add <%d x i64> %%orowv, <%s>"
+           % (hw, ", ".join("i64 %d" % t for t in range(hw))),
+           "  %%nrs = insertelement <%d x i64> undef, i64 %%nrows, i32 0" % hw,
+           "  %%nrv = shufflevector <%d x i64> %%nrs, <%d x i64> undef, "
+           "<%d x i32> zeroinitializer" % (hw, hw, hw),
+           "  %%rowin = icmp ult <%d x i64> %%orowl, %%nrv" % hw,
+           "  %%rowm = and <%d x i1> %%rowin, <%s>"
+           % (hw, ", ".join("i1 %d" % (t < mr) for t in range(hw))),
+           "  %%hlos = insertelement %s undef, float %%lo, i32 0" % h,
+           "  %%hlo = shufflevector %s %%hlos, %s undef, <%d x i32> zeroinitializer" % (h, h, hw),
+           "  %%hhis = insertelement %s undef, float %%hi, i32 0" % h,
+           "  %%hhi = shufflevector %s %%hhis, %s undef, <%d x i32> zeroinitializer" % (h, h, hw),
+           "  %%hties = insertelement %s undef, i1 %%tieb, i32 0" % hm,
+           "  %%htie = shufflevector %s %%hties, %s undef, <%d x i32> zeroinitializer"
+           % (hm, hm, hw)]
+    for j in range(nr):         # column j's bias values (loaded here, not kept through K)
+        out += ["  %%tc%d = add i64 %%l, %d" % (j, j * vw),
+                "  %%tbf%d = getelementptr float, float* %%B, i64 %%tc%d" % (j, j),
+                "  %%tbp%d = bitcast float* %%tbf%d to %s*" % (j, j, v),
+                "  %%tb%d = call %s @llvm.masked.load.v%df32.%s(%s* %%tbp%d, i32 4, "
+                "<%d x i1> %%m%d, %s %s)" % (j, v, vw, sfx, v, j, vw, j, v, negz)]
+        rows = []
+        for i in range(mr):
+            out.append("  %%tb%d_%d = fadd %s %%n%d_%d, %%tb%d" % (i, j, v, i, j, j))
+            rows.append("%%tb%d_%d" % (i, j))
+        lines, cols = _transpose_ir(vw, rows + ["zeroinitializer"] * (8 - mr), "tr%d_" % j)
+        out += lines
+        for c in range(vw):
+            t = "%d_%d" % (j, c)
+            half = ", ".join("i32 %d" % (hw * (c // 8) + lam) for lam in range(hw))
+            out += ["  %%hv%s = shufflevector %s %s, %s undef, <%d x i32> <%s>"
+                    % (t, v, cols[c % 8], v, hw, half),
+                    "  %%hok%s = icmp ult i64 %d, %%left" % (t, j * vw + c),
+                    "  %%hm%s = select i1 %%hok%s, %s %%rowm, %s zeroinitializer"
+                    % (t, t, hm, hm),
+                    "  %%hrm%s = select i1 %%hasrb, %s %%hm%s, %s zeroinitializer"
+                    % (t, hm, t, hm),
+                    "  %%hc%s = add i64 %%l, %d" % (t, j * vw + c),
+                    "  %%hr%s = mul i64 %%hc%s, %%ldc" % (t, t),
+                    "  %%ho%s = add i64 %%hr%s, %%orow" % (t, t),
+                    "  %%hcf%s = getelementptr float, float* %%Cs, i64 %%ho%s" % (t, t),
+                    "  %%hcp%s = bitcast float* %%hcf%s to %s*" % (t, t, h),
+                    "  %%hrf%s = getelementptr float, float* %%Rs, i64 %%ho%s" % (t, t),
+                    "  %%hrp%s = bitcast float* %%hrf%s to %s*" % (t, t, h),
+                    "  %%hrl%s = call %s @llvm.masked.load.v%df32.%s(%s* %%hrp%s, i32 4, "
+                    "%s %%hrm%s, %s %s)" % (t, h, hw, hsfx, h, t, hm, t, h, hnegz),
+                    "  %%he%s = fadd %s %%hv%s, %%hrl%s" % (t, h, t, t),
+                    "  %%hlt%s = fcmp olt %s %%he%s, %%hlo" % (t, h, t),
+                    "  %%heq%s = fcmp oeq %s %%he%s, %%hlo" % (t, h, t),
+                    "  %%het%s = and %s %%heq%s, %%htie" % (t, hm, t),
+                    "  %%hlw%s = or %s %%hlt%s, %%het%s" % (t, hm, t, t),
+                    "  %%hk1%s = select %s %%hlw%s, %s %%hlo, %s %%he%s" % (t, hm, t, h, h, t),
+                    "  %%hgt%s = fcmp ogt %s %%hk1%s, %%hhi" % (t, h, t),
+                    "  %%hk2%s = select %s %%hgt%s, %s %%hhi, %s %%hk1%s" % (t, hm, t, h, h, t),
+                    "  call void @llvm.masked.store.v%df32.%s(%s %%hk2%s, %s* %%hcp%s, i32 4, "
+                    "%s %%hm%s)" % (hw, hsfx, h, t, h, t, hm, t)]
+    return out + ["  br label %lb_tail", "lb_tail:"]
 
 
 def _splats(vw, items):
@@ -279,17 +419,28 @@ def _splats(vw, items):
     return e.lines
 
 
-def _batch_ir(mr, nr):
-    """``gemm_rows_<mr>x<nr>``: the core over ``nb`` problems whose W, X and C
+def _batch_ir(name, trans=False):
+    """``gemm_rows_<name>``: the core over ``nb`` problems whose W, X and C
     start ``wbs``, ``xbs`` and ``obs`` floats apart (one offset table), the
-    epilogue's bias ``bbs`` apart and its residual as C."""
+    epilogue's bias ``bbs`` apart and its residual as C.  The transposed
+    kernel's problems share X and the bias (a 1x1 convolution's samples): one
+    call of the core, which runs every problem's row blocks against each chunk
+    of X's columns while that chunk is in cache."""
     args = ["float* %W", "float* %X", "i64* %xoff", "float* %C"] + \
         ["i64 %%%s" % a for a in ("K", "ldc", "nrows", "nseg", "acc", "cb", "ldw", "kstr", "cbs",
                                   "nb", "wbs", "xbs", "obs", "epi")] + \
         ["float* %B", "i64 %bbs", "float* %R", "i64 %hasr", "float %lo", "float %hi", "i64 %tie",
          "i64 %kind", "i64* %xcol", "i64* %coff", "i64 %seglen"]
+    call = ("  call void @core_%s(float* %%%s, float* %%%s, i64* %%xoff, float* %%%s, i64 %%K, "
+            "i64 %%ldc, i64 %%nrows, i64 %%nseg, i64 %%acc, i64 %%cb, i64 %%ldw, i64 %%kstr, "
+            "i64 %%cbs, i64 %%epi, float* %%%s, float* %%%s, i64 %%hasr, float %%lo, float %%hi, "
+            "i64 %%tie, i64 %%kind, i64* %%xcol, i64* %%coff, i64 %%seglen, %s)")
+    if trans:
+        return ["define void @gemm_rows_%s(%s) {" % (name, ", ".join(args)), "entry:",
+                call % (name, "W", "X", "C", "B", "R", "i64 %nb, i64 %wbs, i64 %obs"),
+                "  ret void", "}"]
     return [
-        "define void @gemm_rows_%dx%d(%s) {" % (mr, nr, ", ".join(args)),
+        "define void @gemm_rows_%s(%s) {" % (name, ", ".join(args)),
         "entry:",
         "  br label %head",
         "head:",
@@ -303,10 +454,7 @@ def _batch_ir(mr, nr):
         "  %cb_ = getelementptr float, float* %C, i64 %co",
         "  %bb = getelementptr float, float* %B, i64 %bo",
         "  %rb = getelementptr float, float* %R, i64 %co",
-        "  call void @core_%dx%d(float* %%wb, float* %%xb, i64* %%xoff, float* %%cb_, i64 %%K, "
-        "i64 %%ldc, i64 %%nrows, i64 %%nseg, i64 %%acc, i64 %%cb, i64 %%ldw, i64 %%kstr, "
-        "i64 %%cbs, i64 %%epi, float* %%bb, float* %%rb, i64 %%hasr, float %%lo, float %%hi, "
-        "i64 %%tie, i64 %%kind, i64* %%xcol, i64* %%coff, i64 %%seglen)" % (mr, nr),
+        call % (name, "wb", "xb", "cb_", "bb", "rb", "i64 1, i64 0, i64 0"),
         "  %b.next = add i64 %b, 1",
         "  %more = icmp ult i64 %b.next, %nb",
         "  br i1 %more, label %head, label %exit",
@@ -327,12 +475,17 @@ def _compile(lanes=None):
         import llvmlite.binding as llvm
         opaque = llvm.llvm_version_info[0] >= 15
         proto = llvm_jit.c_types(*"pppp" + "i" * 14 + "pipiffiippi")
+        trans = [TRANS_SHAPE] if vw == 16 else []
         fns = llvm_jit.compile_ir(
-            "\n".join([_declarations(vw, opaque)] + [_ir(vw, opaque, mr, nr) for mr, nr in SHAPES]),
-            {"gemm_rows_%dx%d" % shape: proto for shape in SHAPES})
+            "\n".join([_declarations(vw, opaque)] + [_ir(vw, opaque, mr, nr) for mr, nr in SHAPES]
+                      + [_ir(vw, opaque, mr, nr, True) for mr, nr in trans]),
+            dict({"gemm_rows_%dx%d" % shape: proto for shape in SHAPES},
+                 **{"gemm_rows_t%dx%d" % shape: proto for shape in trans}))
     except Exception:           # an llvmlite that cannot build this IR
         return None
-    return {shape: fns["gemm_rows_%dx%d" % shape] for shape in SHAPES}, vw
+    table = {shape: fns["gemm_rows_%dx%d" % shape] for shape in SHAPES}
+    table.update({("t",) + shape: fns["gemm_rows_t%dx%d" % shape] for shape in trans})
+    return table, vw
 
 
 def available():
@@ -512,11 +665,12 @@ def _epilogue_bias(bias, o, nb, who):
                      % (who, o, " or (%d, %d)" % (nb, o) if nb else "", bias.shape))
 
 
-def pack_columns(a):
-    """``a`` (..., K, C) float32 -> (..., ceil(C / B), K, B), ``B = block_width()``:
-    the columns in blocks of B, zero-padded, each block's K rows contiguous (the
-    ``packed`` operand of ``gemm_rows`` with offsets ``k * B``)."""
-    blk = block_width()
+def pack_columns(a, width=None):
+    """``a`` (..., K, C) float32 -> (..., ceil(C / B), K, B), ``B = width`` or
+    ``block_width()``: the columns in blocks of B, zero-padded, each block's K
+    rows contiguous (the ``packed`` operand of ``gemm_rows`` with offsets ``k *
+    B``; of ``gemm_transposed`` with ``B = transposed_width()``)."""
+    blk = width or block_width()
     *lead, k, c = a.shape
     nblk = -(-c // blk)
     res = np.zeros(tuple(lead) + (nblk, k, blk), np.float32)
@@ -524,3 +678,89 @@ def pack_columns(a):
         part = a[..., b * blk:(b + 1) * blk]
         res[..., b, :, :part.shape[-1]] = part
     return res
+
+
+def transposed_available():
+    """Whether ``gemm_transposed`` runs here (the kernel with AVX-512)."""
+    return available() and ("t",) + TRANS_SHAPE in _STATE["fn"][0]
+
+
+def transposed_width():
+    """Columns per block of ``gemm_transposed``'s packed operand."""
+    if not transposed_available():
+        raise RuntimeError("gemm_transposed: the transposed GEMM kernel is not available on "
+                           "this host (check gemm_kernel.transposed_available() first)")
+    return TRANS_SHAPE[1] * _STATE["fn"][1]
+
+
+def gemm_transposed(w, xp, out, bias=None, residual=None, clamp=None):
+    """``out[c, r] = clamp((sum_k w[r, k] * b[k, c] + bias[c]) + residual[c, r])``
+    for ``r < R`` (w's rows) and ``c < C`` (out's rows), where ``b`` (K, >= C) is
+    packed as ``xp = pack_columns(b, transposed_width())``.  ``w``: float32 (R,
+    K), any non-negative element strides (a 1x1 convolution's NCHW input (K, R)
+    transposed: its pixels are read in place); ``out``: float32 (C, >= R) with
+    unit stride along r; ``residual`` shaped and strided as ``out``; ``bias``
+    (C,).  The product goes straight to the transposed layout (NCHW), its
+    values as ``gemm_rows`` computes them (FMAs in k order).
+
+    Batched: ``w`` (N, R, K) and ``out`` (N, C, >= R) are N problems sharing
+    ``b`` and the bias (a convolution's samples), run in one call: each chunk
+    of b's column blocks serves every problem while it is in cache."""
+    blk = transposed_width()
+    batched = w.ndim == 3
+    if w.ndim not in (2, 3) or w.dtype != np.float32 or min(w.strides) < 0 or \
+            any(st % 4 for st in w.strides) or xp.dtype != np.float32 or xp.ndim != 3 or \
+            not xp.flags.c_contiguous or xp.shape[1:] != (w.shape[-1], blk):
+        raise ValueError("gemm_transposed: w must be float32 (R, K) or (N, R, K) and the "
+                         "packed operand (blocks, K, %d); got w %s %s, packed %s %s"
+                         % (blk, w.dtype, w.shape, xp.dtype, xp.shape))
+    r, k = w.shape[-2:]
+    nb = w.shape[0] if batched else 1
+    c = out.shape[-2] if out.ndim == w.ndim else -1
+    if out.dtype != np.float32 or out.ndim != w.ndim or out.strides[-1] != 4 or \
+            min(out.strides) < 0 or any(st % 4 for st in out.strides) or \
+            out.shape[-1] < r or xp.shape[0] * blk < c or (batched and out.shape[0] != nb):
+        raise ValueError("gemm_transposed: out must be float32 (%sC <= %d, >= %d) with unit "
+                         "stride along its rows; got %s %s"
+                         % ("%d, " % nb if batched else "", xp.shape[0] * blk, r, out.dtype,
+                            out.shape))
+    if r == 0 or c == 0 or nb == 0:
+        return out
+    if k == 0:
+        raise ValueError("gemm_transposed: K = 0 (nothing to sum) is not supported")
+    if residual is not None and (residual.dtype != np.float32 or residual.shape != out.shape
+                                 or residual.strides != out.strides):
+        raise ValueError("gemm_transposed: the residual must be float32 shaped and strided "
+                         "as out %s %s; got %s %s %s" % (out.shape, out.strides, residual.dtype,
+                                                         residual.shape, residual.strides))
+    if bias is None:
+        b_arr = _NEG_ZERO if c <= _NEG_ZERO.size else np.full(c, -0.0, np.float32)
+    else:
+        b_arr = np.ascontiguousarray(bias, np.float32)
+        if b_arr.shape != (c,):
+            raise ValueError("gemm_transposed: bias must be (%d,); got %s" % (c, b_arr.shape))
+    lo, hi, tie = (-np.inf, np.inf, False) if clamp is None else clamp
+    kind = 0 if (lo, hi) == (-np.inf, np.inf) else 1 if (lo, hi, bool(tie)) == (0, np.inf, True) \
+        else 2
+    xoff = _offsets(k, blk)
+    fns, _ = _STATE["fn"]
+    fns[("t",) + TRANS_SHAPE](
+        w.ctypes.data, xp.ctypes.data, xoff.ctypes.data, out.ctypes.data, k,
+        out.strides[-2] // 4, r, 1, 0, max(1, _CHUNK_BYTES // (k * blk * 4)),
+        w.strides[-2] // 4, w.strides[-1] // 4, xp[0].size, nb,
+        w.strides[0] // 4 if batched else 0, 0, out.strides[0] // 4 if batched else 0, 1,
+        b_arr.ctypes.data, 0, (out if residual is None else residual).ctypes.data,
+        int(residual is not None), float(lo), float(hi), int(bool(tie)), kind,
+        _ONE_SEGMENT.ctypes.data, _ONE_SEGMENT.ctypes.data, c)
+    return out
+
+
+_OFFSETS = {}
+
+
+def _offsets(k, blk):
+    """The packed operand's row offsets ``k * blk`` (made once per K)."""
+    got = _OFFSETS.get((k, blk))
+    if got is None:
+        got = _OFFSETS[(k, blk)] = np.arange(k, dtype=np.int64) * blk
+    return got
