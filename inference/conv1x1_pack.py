@@ -21,8 +21,9 @@ against BLAS's 81-91 GFLOP/s, 49 x 1024 -> 2048 106-108 against 85, 196 x 512
 input channels it loses (196 x 64 -> 256 71 against 84, 49 x 256 -> 64 52
 against 89: the call's fixed cost), and on 28x28 maps in the model (ResNeXt's
 784-pixel layers 1.15x BLAS's time: the pixels' K strided rows outrun the
-prefetchers once they leave L2), hence ``MIN_CHANNELS``, ``MAX_PIXELS`` and ``MIN_FLOPS``.  Outputs differ from the
-BLAS product by rounding (FMA sums in k order).
+prefetchers once they leave L2), hence ``MIN_CHANNELS``, ``MAX_PIXELS`` and
+``MIN_FLOPS``.  Outputs differ from the BLAS product by rounding (FMA sums in k
+order).
 """
 from ..kernels.cpu import gemm_kernel
 from ..kernels.cpu.fused import PACKED_1X1_MAX_ROWS
