@@ -27,9 +27,10 @@ fused kernels (rounding).
 - ``sampan_affine_conv_fuse_pass``: such an affine map (+ relu) read only by a
   1x1 fused conv becomes that conv's input map, applied per sample in cache
   (inference/affine_conv.py: DenseNet's BN-ReLU-conv).
-- ``sampan_conv1x1_pack_pass``: fused 1x1 convs with few output pixels (7x7,
-  14x14 maps) and many input channels run on sampan's transposed GEMM kernel
-  from a filter packed once (inference/conv1x1_pack.py; equal to rounding).
+- ``sampan_conv_pack_pass``: fused convs with small output maps (7x7, 14x14) and
+  wide products (1x1 layers with many input channels, grouped layers with 16 or
+  more channels per group, strided 3x3 ones) run on sampan's transposed GEMM
+  kernels from a filter packed once (inference/conv_pack.py; equal to rounding).
 - ``fc_fuse_pass``: ``matmul_v2(x, W)`` + ``elementwise_add(·, b)`` [+ ``relu``] with a
   2-D weight and 1-D bias (both parameters) and intermediates used once becomes
   one ``sampan_fc`` op: ``out = x @ W; out += b; max(out, 0, out=out)`` (Paddle
@@ -60,7 +61,7 @@ from .conv_bn_fold import conv_bn_fuse as _conv_bn_fuse
 from .conv_bias_act import conv_bias_act_fuse as _conv_bias_act_fuse
 from .constant_fold import constant_folding as _constant_folding
 from .winograd import conv_winograd
-from .conv1x1_pack import conv1x1_pack
+from .conv_pack import conv_pack
 from .fc_pack import fc_pack
 from .bn_affine import batch_norm_affine
 from .affine_conv import affine_conv_fuse
@@ -221,7 +222,7 @@ PASSES = {
     "sampan_conv_winograd_pass": _counting(conv_winograd),
     "sampan_batch_norm_affine_pass": _bn_affine,
     "sampan_affine_conv_fuse_pass": _affine_conv,
-    "sampan_conv1x1_pack_pass": _counting(conv1x1_pack),
+    "sampan_conv_pack_pass": _counting(conv_pack),
     "fc_fuse_pass": fc_fuse,
     "sampan_fc_pack_pass": _counting(fc_pack),
     "sampan_fuse_elementwise_pass": fuse_elementwise,

@@ -3,9 +3,10 @@ import numpy as np
 
 from ...ops.defs.nn_conv import conv_geometry
 from ..registry import kernel, FLOATS
-from . import gemm_kernel
+from . import gemm_kernel, gemm_transposed
 from .conv import _conv_setup, conv_forward
 from .conv_epilogue import CLAMPS, activate, epilogue, fc_epilogue
+from .conv_transposed import conv_transposed
 from .conv_prologue import prologue
 from .depthwise import depthwise
 from .winograd import winograd_conv3x3
@@ -97,47 +98,51 @@ def sampan_conv2d_winograd(ins, attrs, need):
 sampan_conv2d_winograd.fresh = True
 
 
-# output rows (samples x pixels) up to which a packed 1x1 layer takes the
-# transposed kernel: batch 1 on 7x7 and 14x14 maps (ResNeXt-50 at batch 1 105 ->
-# 98.5 ms, MobileNetV1 15.6 -> 14.3).  More rows stream the packed filter once
-# per chunk of them where BLAS blocks both operands: ResNeXt-50 at batch 16 ran
-# 1.17x slower through the kernel (28x28 maps at batch 1, 784 rows, 1.15x)
-PACKED_1X1_MAX_ROWS = 256
+# output rows (samples x pixels) up to which a packed conv takes the transposed
+# kernels: batch 1 on 7x7 and 14x14 maps (ResNeXt-50 at batch 1 105 -> 98.5 ms
+# with its 1x1 layers packed, MobileNetV1 15.6 -> 14.3).  More rows stream the
+# packed filter once per chunk of them where BLAS blocks both operands:
+# ResNeXt-50 at batch 16 ran 1.17x slower through the kernel (28x28 maps at
+# batch 1, 784 rows, 1.15x)
+PACKED_MAX_ROWS = 256
 
 
-def conv1x1_packed(x, w, wp, b, resid, strides, act, alpha):
-    """A 1x1 unpadded convolution (``strides``) from its filter ``w`` and that
-    filter packed for ``gemm_kernel.gemm_transposed`` (``wp`` [blocks, C, B]:
-    the (C, O) transpose in column blocks).  Up to ``PACKED_1X1_MAX_ROWS``
-    output rows the samples' (C, pixels) inputs are that kernel's operands read
-    in place (one call), the outputs written in NCHW with the bias, the
-    residual and a clamp activation (none, relu, relu6) in the stores; another
-    activation runs after.  Else (more rows, float64, no such kernel, a filter
-    packed for another width) ``conv_forward`` runs with ``w``, as
-    sampan_conv2d_fusion does."""
-    sub = x if strides == (1, 1) else x[:, :, ::strides[0], ::strides[1]]
-    n, c, ho, wo = sub.shape
+def conv_packed(x, w, wp, b, resid, attrs):
+    """A fused convolution from its filter ``w`` and that filter packed by
+    conv_transposed.pack_filter (``wp`` [g, blocks, K, B]).  Up to
+    ``PACKED_MAX_ROWS`` output rows it runs on the transposed kernels: a 1x1
+    unpadded ungrouped layer reads its (C, pixels) input in place (the samples
+    in one call), any other through conv_transposed's layout; the outputs are
+    written in NCHW with the bias, the residual and a clamp activation (none,
+    relu, relu6) in the stores, another activation after.  Else (more rows,
+    float64, no such kernel, a filter packed for another width)
+    ``conv_forward`` runs with ``w``, as sampan_conv2d_fusion does."""
+    pads, dil, strides, out = conv_geometry(x.shape[2:], w.shape[2:], attrs)
+    g, act = attrs["groups"], attrs["activation"]
+    n, c = x.shape[:2]
     o = w.shape[0]
     clamp = CLAMPS.get(act)
-    if n * ho * wo > PACKED_1X1_MAX_ROWS or x.dtype != np.float32 or \
-            not gemm_kernel.transposed_available() or \
-            wp.shape[2] != gemm_kernel.transposed_width():
-        return conv_forward(x, w, 1, ((0, 0), (0, 0)), (1, 1), strides, (ho, wo), bias=b,
-                            epilogue=epilogue(act, alpha, x.dtype, resid))
-    x3 = np.ascontiguousarray(sub).reshape(n, c, ho * wo)
-    res = np.empty((n, o, ho, wo), np.float32)
-    r3 = res.reshape(n, o, ho * wo)
-    q3 = None if resid is None else np.ascontiguousarray(resid, np.float32).reshape(r3.shape)
-    gemm_kernel.gemm_transposed(x3.transpose(0, 2, 1), wp, r3, bias=b, residual=q3,
-                                clamp=clamp)
-    return res if clamp is not None else activate(res, act, alpha)
+    if n * out[0] * out[1] > PACKED_MAX_ROWS or x.dtype != np.float32 or \
+            not gemm_transposed.available() or wp.shape[-1] != gemm_transposed.width(o // g):
+        return conv_forward(x, w, g, pads, dil, strides, out, bias=b,
+                            epilogue=epilogue(act, attrs["alpha"], x.dtype, resid))
+    if w.shape[2:] == (1, 1) and g == 1 and dil == (1, 1) and not any(map(any, pads)):
+        sub = x if strides == (1, 1) else x[:, :, ::strides[0], ::strides[1]]
+        x3 = np.ascontiguousarray(sub, np.float32).reshape(n, c, -1)
+        res = np.empty((n, o) + tuple(out), np.float32)
+        r3 = res.reshape(n, o, -1)
+        q3 = None if resid is None else np.ascontiguousarray(resid, np.float32).reshape(r3.shape)
+        gemm_transposed.gemm(x3.transpose(0, 2, 1), wp[0], r3, bias=b, residual=q3, clamp=clamp)
+    else:
+        res = conv_transposed(x, wp, o // g, w.shape[2:], pads, dil, strides, out, bias=b,
+                              residual=resid, clamp=clamp)
+    return res if clamp is not None else activate(res, act, attrs["alpha"])
 
 
-@kernel("sampan_conv2d_1x1_packed", dtypes=FLOATS)
-def sampan_conv2d_1x1_packed(ins, attrs, need):
+@kernel("sampan_conv2d_packed", dtypes=FLOATS)
+def sampan_conv2d_packed(ins, attrs, need):
     x, w, wp, b, resid = ins
-    return (conv1x1_packed(x, w, wp, b, resid, tuple(attrs["strides"]), attrs["activation"],
-                           attrs["alpha"]),)
+    return (conv_packed(x, w, wp, b, resid, attrs),)
 
 
-sampan_conv2d_1x1_packed.fresh = True
+sampan_conv2d_packed.fresh = True

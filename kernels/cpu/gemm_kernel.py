@@ -47,8 +47,7 @@ import numpy as np
 
 from . import llvm_jit
 
-__all__ = ["available", "gemm_rows", "gemm_segments", "block_width", "pack_columns",
-           "transposed_available", "transposed_width", "gemm_transposed"]
+__all__ = ["available", "gemm_rows", "gemm_segments", "block_width", "pack_columns"]
 
 # rows of W x vectors of columns held in registers: 8 x 2, or 4 x 4 for at most
 # 4 rows (ResNeXt's groups of 4 output channels: 8 x 2 would compute 8); a
@@ -56,17 +55,18 @@ __all__ = ["available", "gemm_rows", "gemm_segments", "block_width", "pack_colum
 # take 4 x 2 (a fully connected layer at batch 1 to 4: 8 x 2 computed 8 rows;
 # 1 x 2 ran 1.5x slower than 4 x 2 at batch 1, its two FMA chains too few)
 SHAPES = ((8, 2), (4, 4), (4, 2))
-# the transposed-output kernel's block (``gemm_transposed``): 7 rows x 3 vectors
-# (AVX-512 only).  A 1x1 convolution's output pixels are its rows, read in place
-# from NCHW (7 divides 7x7 and 14x14 maps), and its output channels the columns
-# (48 per block): measured on one core against OpenBLAS's (O, C) @ (C, P),
-# 49 x 1024 x 1024 107 against 81-91 GFLOP/s, 49 x 1024 x 2048 106-108 against
-# 85, 196 x 512 x 512 105 against 101 (5 x 4 and 6 x 4 within a few percent).
+# the transposed-output kernels' blocks (kernels/cpu/gemm_transposed.py), AVX-512
+# only: 7 rows x 3 vectors for products of more than 32 columns, 7 x 2 for up to
+# 32, 14 x 1 for up to 16 (a grouped convolution's output channels per group).
 # The sums, operand vectors and LLVM's two broadcast registers must fit the 32
 # vector registers: 7 x 4 (28 sums) spilled a sum every K step and ran at 60-108
 # GFLOP/s from run to run, so the tail also finds its values again after the
 # loop rather than keeping them through it.
-TRANS_SHAPE = (7, 3)
+TRANS_SHAPES = ((7, 3), (7, 2), (14, 1))
+# their C arguments (llvm_jit.c_types letters): W, X, xoff, C, bias, residual,
+# row offsets, k offsets; K, ldc, rows, chunk, X's block stride, has residual;
+# lo, hi; tie, columns, problems and their W, X, C and bias strides
+TRANS_ARGS = "pppppppp" + "iiiiii" + "ff" + "iiiiiii"
 _CHUNK_BYTES = 256 << 10    # operand columns per chunk (every row block reads them)
 _STATE = {}
 
@@ -112,7 +112,8 @@ def _ir(vw, opaque, mr, nr, trans=False):
         " float* noalias %C, i64 %K, i64 %ldc, i64 %nrows, i64 %nseg, i64 %acc_in, i64 %cb,"
         " i64 %ldw, i64 %kstr, i64 %cbs, i64 %epi_in, float* noalias %B, float* noalias %R,"
         " i64 %hasr, float %lo, float %hi, i64 %tie, i64 %kind, i64* noalias %xcol,"
-        " i64* noalias %coff, i64 %seglen, i64 %nsamp, i64 %wsamp, i64 %osamp) {",
+        " i64* noalias %coff, i64 %seglen, i64 %nsamp, i64 %wsamp, i64 %osamp, i64 %xsamp,"
+        " i64 %bsamp, i64* noalias %roff, i64* noalias %koff) {",
         "entry:",
         "  %epi = icmp ne i64 %epi_in, 0",
         "  %hasrb = icmp ne i64 %hasr, 0",
@@ -151,7 +152,9 @@ def _ir(vw, opaque, mr, nr, trans=False):
                 "  %%rs%d = mul i64 %%ro%d, %%ldc" % (i, i),
                 "  %%rv%d = icmp ult i64 %%ro%d, %%nrows" % (i, i),
                 "  %%rr%d = select i1 %%rv%d, i64 %%ro%d, i64 %%lastrow" % (i, i, i),
-                "  %%rw%d = mul i64 %%rr%d, %%ldw" % (i, i),
+                ("  %%rwp%d = getelementptr i64, i64* %%roff, i64 %%rr%d\n"
+                 "  %%rw%d = load i64, i64* %%rwp%d" % (i, i, i, i)) if trans else
+                ("  %%rw%d = mul i64 %%rr%d, %%ldw" % (i, i)),
                 "  %%wrow%d = getelementptr float, float* %%W%s, i64 %%rw%d"
                 % (i, "s" if trans else "", i)]
         if not trans:   # the row's bias
@@ -177,7 +180,10 @@ def _ir(vw, opaque, mr, nr, trans=False):
         "  %lj = mul i64 %jb, " + str(blk),
         "  %l = add i64 %cc, %lj",
         "  %lxj = mul i64 %jb, %cbs",
-        "  %lx = add i64 %xc, %lxj",
+        "  %lx0 = add i64 %xc, %lxj",
+    ] + ([
+        "  %lxs = mul i64 %samp, %xsamp",      # the problem's own X (a group's filter)
+        "  %lx = add i64 %lx0, %lxs"] if trans else ["  %lx = add i64 %lx0, 0"]) + [
         "  %left = select i1 %tail, i64 %rem, i64 " + str(blk),
         "  %%lefts = insertelement <%d x i64> undef, i64 %%left, i32 0" % vw,
         "  %%leftv = shufflevector <%d x i64> %%lefts, <%d x i64> undef, <%d x i32> zeroinitializer"
@@ -212,7 +218,8 @@ def _ir(vw, opaque, mr, nr, trans=False):
         for j in range(nr):
             c = "%d_%d" % (i, j)
             out.append("  %%a%s = phi %s [%%s%s, %%k_pre], [%%n%s, %%k_loop]" % (c, v, c, c))
-    out += ["  %wk = mul i64 %k, %kstr",
+    out += [("  %wkp = getelementptr i64, i64* %koff, i64 %k\n  %wk = load i64, i64* %wkp")
+            if trans else "  %wk = mul i64 %k, %kstr",
             "  %offp = getelementptr i64, i64* %xoff, i64 %k",
             "  %off = load i64, i64* %offp",
             "  %xo = add i64 %off, %lx",
@@ -331,34 +338,28 @@ def _transpose_ir(vw, rows, tag):
 
 def _trans_tail(vw, mr, nr, sfx):
     """After the K loop of the transposed kernel: the bias (one per column) added,
-    each vector of the block's columns turned into rows of the transposed output
-    (``_transpose_ir``), then per output row (one column of the block: up to 8
-    values, the block's rows) the residual, the clamp (the general form: with
-    (-inf, inf) or relu's bounds it is those) and one masked store."""
+    each group of 8 rows of each vector of the block's columns turned into rows
+    of the transposed output (``_transpose_ir``), then per output row (one
+    column of the block: up to 8 values, the group's rows) the residual, the
+    clamp (the general form: with (-inf, inf) or relu's bounds it is those) and
+    one masked store."""
     hw = vw // 2
     v, h = "<%d x float>" % vw, "<%d x float>" % hw
     hm = "<%d x i1>" % hw
     hsfx = sfx.replace("v%df32" % vw, "v%df32" % hw)
     hnegz = "<%s>" % ", ".join(["float -0.0"] * hw)
     negz = "<%s>" % ", ".join(["float -0.0"] * vw)
-    # the sample's output and residual, found again here (values live across the
-    # K loop take registers its 28 sums and 4 operand vectors need)
+    # the problem's output, residual and bias, found again here (values live across
+    # the K loop take registers its sums and operand vectors need)
     out = ["  %tsamp = udiv i64 %obt, %nob",
            "  %tso = mul i64 %tsamp, %osamp",
            "  %Cs = getelementptr float, float* %C, i64 %tso",
            "  %Rs = getelementptr float, float* %R, i64 %tso",
-           # which of the half vectors' lanes are rows of the block
-           "  %%orows = insertelement <%d x i64> undef, i64 %%orow, i32 0" % hw,
-           "  %%orowv = shufflevector <%d x i64> %%orows, <%d x i64> undef, "
-           "<%d x i32> zeroinitializer" % (hw, hw, hw),
-           "  %%orowl = add <%d x i64> %%orowv, <%s>"
-           % (hw, ", ".join("i64 %d" % t for t in range(hw))),
+           "  %tsb = mul i64 %tsamp, %bsamp",
+           "  %Bs = getelementptr float, float* %B, i64 %tsb",
            "  %%nrs = insertelement <%d x i64> undef, i64 %%nrows, i32 0" % hw,
            "  %%nrv = shufflevector <%d x i64> %%nrs, <%d x i64> undef, "
            "<%d x i32> zeroinitializer" % (hw, hw, hw),
-           "  %%rowin = icmp ult <%d x i64> %%orowl, %%nrv" % hw,
-           "  %%rowm = and <%d x i1> %%rowin, <%s>"
-           % (hw, ", ".join("i1 %d" % (t < mr) for t in range(hw))),
            "  %%hlos = insertelement %s undef, float %%lo, i32 0" % h,
            "  %%hlo = shufflevector %s %%hlos, %s undef, <%d x i32> zeroinitializer" % (h, h, hw),
            "  %%hhis = insertelement %s undef, float %%hi, i32 0" % h,
@@ -366,48 +367,66 @@ def _trans_tail(vw, mr, nr, sfx):
            "  %%hties = insertelement %s undef, i1 %%tieb, i32 0" % hm,
            "  %%htie = shufflevector %s %%hties, %s undef, <%d x i32> zeroinitializer"
            % (hm, hm, hw)]
+    groups = range(0, mr, hw)
+    for g in groups:            # which lanes of group g's half vectors are rows of the block
+        out += ["  %%orow%d = add i64 %%orow, %d" % (g, g),
+                "  %%orows%d = insertelement <%d x i64> undef, i64 %%orow%d, i32 0" % (g, hw, g),
+                "  %%orowv%d = shufflevector <%d x i64> %%orows%d, <%d x i64> undef, "
+                "<%d x i32> zeroinitializer" % (g, hw, g, hw, hw),
+                "  %%orowl%d = add <%d x i64> %%orowv%d, <%s>"
+                % (g, hw, g, ", ".join("i64 %d" % t for t in range(hw))),
+                "  %%rowin%d = icmp ult <%d x i64> %%orowl%d, %%nrv" % (g, hw, g),
+                "  %%rowm%d = and <%d x i1> %%rowin%d, <%s>"
+                % (g, hw, g, ", ".join("i1 %d" % (g + t < mr) for t in range(hw)))]
     for j in range(nr):         # column j's bias values (loaded here, not kept through K)
         out += ["  %%tc%d = add i64 %%l, %d" % (j, j * vw),
-                "  %%tbf%d = getelementptr float, float* %%B, i64 %%tc%d" % (j, j),
+                "  %%tbf%d = getelementptr float, float* %%Bs, i64 %%tc%d" % (j, j),
                 "  %%tbp%d = bitcast float* %%tbf%d to %s*" % (j, j, v),
                 "  %%tb%d = call %s @llvm.masked.load.v%df32.%s(%s* %%tbp%d, i32 4, "
                 "<%d x i1> %%m%d, %s %s)" % (j, v, vw, sfx, v, j, vw, j, v, negz)]
-        rows = []
         for i in range(mr):
             out.append("  %%tb%d_%d = fadd %s %%n%d_%d, %%tb%d" % (i, j, v, i, j, j))
-            rows.append("%%tb%d_%d" % (i, j))
-        lines, cols = _transpose_ir(vw, rows + ["zeroinitializer"] * (8 - mr), "tr%d_" % j)
-        out += lines
-        for c in range(vw):
-            t = "%d_%d" % (j, c)
-            half = ", ".join("i32 %d" % (hw * (c // 8) + lam) for lam in range(hw))
-            out += ["  %%hv%s = shufflevector %s %s, %s undef, <%d x i32> <%s>"
-                    % (t, v, cols[c % 8], v, hw, half),
-                    "  %%hok%s = icmp ult i64 %d, %%left" % (t, j * vw + c),
-                    "  %%hm%s = select i1 %%hok%s, %s %%rowm, %s zeroinitializer"
-                    % (t, t, hm, hm),
-                    "  %%hrm%s = select i1 %%hasrb, %s %%hm%s, %s zeroinitializer"
-                    % (t, hm, t, hm),
-                    "  %%hc%s = add i64 %%l, %d" % (t, j * vw + c),
-                    "  %%hr%s = mul i64 %%hc%s, %%ldc" % (t, t),
-                    "  %%ho%s = add i64 %%hr%s, %%orow" % (t, t),
-                    "  %%hcf%s = getelementptr float, float* %%Cs, i64 %%ho%s" % (t, t),
-                    "  %%hcp%s = bitcast float* %%hcf%s to %s*" % (t, t, h),
-                    "  %%hrf%s = getelementptr float, float* %%Rs, i64 %%ho%s" % (t, t),
-                    "  %%hrp%s = bitcast float* %%hrf%s to %s*" % (t, t, h),
-                    "  %%hrl%s = call %s @llvm.masked.load.v%df32.%s(%s* %%hrp%s, i32 4, "
-                    "%s %%hrm%s, %s %s)" % (t, h, hw, hsfx, h, t, hm, t, h, hnegz),
-                    "  %%he%s = fadd %s %%hv%s, %%hrl%s" % (t, h, t, t),
-                    "  %%hlt%s = fcmp olt %s %%he%s, %%hlo" % (t, h, t),
-                    "  %%heq%s = fcmp oeq %s %%he%s, %%hlo" % (t, h, t),
-                    "  %%het%s = and %s %%heq%s, %%htie" % (t, hm, t),
-                    "  %%hlw%s = or %s %%hlt%s, %%het%s" % (t, hm, t, t),
-                    "  %%hk1%s = select %s %%hlw%s, %s %%hlo, %s %%he%s" % (t, hm, t, h, h, t),
-                    "  %%hgt%s = fcmp ogt %s %%hk1%s, %%hhi" % (t, h, t),
-                    "  %%hk2%s = select %s %%hgt%s, %s %%hhi, %s %%hk1%s" % (t, hm, t, h, h, t),
-                    "  call void @llvm.masked.store.v%df32.%s(%s %%hk2%s, %s* %%hcp%s, i32 4, "
-                    "%s %%hm%s)" % (hw, hsfx, h, t, h, t, hm, t)]
+        for g in groups:
+            rows = ["%%tb%d_%d" % (i, j) for i in range(g, min(g + hw, mr))]
+            lines, cols = _transpose_ir(vw, rows + ["zeroinitializer"] * (hw - len(rows)),
+                                        "tr%d_%d_" % (j, g))
+            out += lines
+            for c in range(vw):
+                out += _trans_store(vw, "%d_%d_%d" % (j, g, c), cols[c % 8], c, j * vw + c, g,
+                                    hsfx, hnegz)
     return out + ["  br label %lb_tail", "lb_tail:"]
+
+
+def _trans_store(vw, t, col, c, colno, g, hsfx, hnegz):
+    """Output row ``colno`` of the block (half ``c // 8`` of transposed vector
+    ``col``: rows ``g .. g + 7``): residual, clamp, masked store."""
+    hw = vw // 2
+    h, hm = "<%d x float>" % hw, "<%d x i1>" % hw
+    half = ", ".join("i32 %d" % (hw * (c // 8) + lam) for lam in range(hw))
+    return ["  %%hv%s = shufflevector <%d x float> %s, <%d x float> undef, <%d x i32> <%s>"
+            % (t, vw, col, vw, hw, half),
+            "  %%hok%s = icmp ult i64 %d, %%left" % (t, colno),
+            "  %%hm%s = select i1 %%hok%s, %s %%rowm%d, %s zeroinitializer" % (t, t, hm, g, hm),
+            "  %%hrm%s = select i1 %%hasrb, %s %%hm%s, %s zeroinitializer" % (t, hm, t, hm),
+            "  %%hc%s = add i64 %%l, %d" % (t, colno),
+            "  %%hr%s = mul i64 %%hc%s, %%ldc" % (t, t),
+            "  %%ho%s = add i64 %%hr%s, %%orow%d" % (t, t, g),
+            "  %%hcf%s = getelementptr float, float* %%Cs, i64 %%ho%s" % (t, t),
+            "  %%hcp%s = bitcast float* %%hcf%s to %s*" % (t, t, h),
+            "  %%hrf%s = getelementptr float, float* %%Rs, i64 %%ho%s" % (t, t),
+            "  %%hrp%s = bitcast float* %%hrf%s to %s*" % (t, t, h),
+            "  %%hrl%s = call %s @llvm.masked.load.v%df32.%s(%s* %%hrp%s, i32 4, "
+            "%s %%hrm%s, %s %s)" % (t, h, hw, hsfx, h, t, hm, t, h, hnegz),
+            "  %%he%s = fadd %s %%hv%s, %%hrl%s" % (t, h, t, t),
+            "  %%hlt%s = fcmp olt %s %%he%s, %%hlo" % (t, h, t),
+            "  %%heq%s = fcmp oeq %s %%he%s, %%hlo" % (t, h, t),
+            "  %%het%s = and %s %%heq%s, %%htie" % (t, hm, t),
+            "  %%hlw%s = or %s %%hlt%s, %%het%s" % (t, hm, t, t),
+            "  %%hk1%s = select %s %%hlw%s, %s %%hlo, %s %%he%s" % (t, hm, t, h, h, t),
+            "  %%hgt%s = fcmp ogt %s %%hk1%s, %%hhi" % (t, h, t),
+            "  %%hk2%s = select %s %%hgt%s, %s %%hhi, %s %%hk1%s" % (t, hm, t, h, h, t),
+            "  call void @llvm.masked.store.v%df32.%s(%s %%hk2%s, %s* %%hcp%s, i32 4, "
+            "%s %%hm%s)" % (hw, hsfx, h, t, h, t, hm, t)]
 
 
 def _splats(vw, items):
@@ -435,9 +454,20 @@ def _batch_ir(name, trans=False):
             "i64 %%ldc, i64 %%nrows, i64 %%nseg, i64 %%acc, i64 %%cb, i64 %%ldw, i64 %%kstr, "
             "i64 %%cbs, i64 %%epi, float* %%%s, float* %%%s, i64 %%hasr, float %%lo, float %%hi, "
             "i64 %%tie, i64 %%kind, i64* %%xcol, i64* %%coff, i64 %%seglen, %s)")
-    if trans:
+    if trans:       # its own arguments (``TRANS_ARGS``); the segment tables are unused
+        args = ["float* %W", "float* %X", "i64* %xoff", "float* %C", "float* %B",
+                "float* %R", "i64* %roff", "i64* %koff"] + \
+            ["i64 %%%s" % a for a in ("K", "ldc", "nrows", "cb", "cbs", "hasr")] + \
+            ["float %lo", "float %hi"] + \
+            ["i64 %%%s" % a for a in ("tie", "seglen", "nb", "wsamp", "xsamp", "osamp", "bsamp")]
         return ["define void @gemm_rows_%s(%s) {" % (name, ", ".join(args)), "entry:",
-                call % (name, "W", "X", "C", "B", "R", "i64 %nb, i64 %wbs, i64 %obs"),
+                (call % (name, "W", "X", "C", "B", "R",
+                         "i64 %nb, i64 %wsamp, i64 %osamp, i64 %xsamp, i64 %bsamp, "
+                         "i64* %roff, i64* %koff")).replace(
+                    "i64 %nseg, i64 %acc, ", "i64 1, i64 0, ").replace(
+                    "i64 %ldw, i64 %kstr, ", "i64 0, i64 0, ").replace(
+                    "i64 %epi, ", "i64 1, ").replace(
+                    "i64 %kind, i64* %xcol, i64* %coff, ", "i64 2, i64* %xoff, i64* %xoff, "),
                 "  ret void", "}"]
     return [
         "define void @gemm_rows_%s(%s) {" % (name, ", ".join(args)),
@@ -454,7 +484,8 @@ def _batch_ir(name, trans=False):
         "  %cb_ = getelementptr float, float* %C, i64 %co",
         "  %bb = getelementptr float, float* %B, i64 %bo",
         "  %rb = getelementptr float, float* %R, i64 %co",
-        call % (name, "wb", "xb", "cb_", "bb", "rb", "i64 1, i64 0, i64 0"),
+        call % (name, "wb", "xb", "cb_", "bb", "rb",
+                "i64 1, i64 0, i64 0, i64 0, i64 0, i64* %xoff, i64* %xoff"),
         "  %b.next = add i64 %b, 1",
         "  %more = icmp ult i64 %b.next, %nb",
         "  br i1 %more, label %head, label %exit",
@@ -475,12 +506,13 @@ def _compile(lanes=None):
         import llvmlite.binding as llvm
         opaque = llvm.llvm_version_info[0] >= 15
         proto = llvm_jit.c_types(*"pppp" + "i" * 14 + "pipiffiippi")
-        trans = [TRANS_SHAPE] if vw == 16 else []
+        trans = list(TRANS_SHAPES) if vw == 16 else []
         fns = llvm_jit.compile_ir(
             "\n".join([_declarations(vw, opaque)] + [_ir(vw, opaque, mr, nr) for mr, nr in SHAPES]
                       + [_ir(vw, opaque, mr, nr, True) for mr, nr in trans]),
             dict({"gemm_rows_%dx%d" % shape: proto for shape in SHAPES},
-                 **{"gemm_rows_t%dx%d" % shape: proto for shape in trans}))
+                 **{"gemm_rows_t%dx%d" % shape: llvm_jit.c_types(*TRANS_ARGS)
+                    for shape in trans}))
     except Exception:           # an llvmlite that cannot build this IR
         return None
     table = {shape: fns["gemm_rows_%dx%d" % shape] for shape in SHAPES}
@@ -669,7 +701,7 @@ def pack_columns(a, width=None):
     """``a`` (..., K, C) float32 -> (..., ceil(C / B), K, B), ``B = width`` or
     ``block_width()``: the columns in blocks of B, zero-padded, each block's K
     rows contiguous (the ``packed`` operand of ``gemm_rows`` with offsets ``k *
-    B``; of ``gemm_transposed`` with ``B = transposed_width()``)."""
+    B``, and of the transposed kernels with their own widths)."""
     blk = width or block_width()
     *lead, k, c = a.shape
     nblk = -(-c // blk)
@@ -678,89 +710,3 @@ def pack_columns(a, width=None):
         part = a[..., b * blk:(b + 1) * blk]
         res[..., b, :, :part.shape[-1]] = part
     return res
-
-
-def transposed_available():
-    """Whether ``gemm_transposed`` runs here (the kernel with AVX-512)."""
-    return available() and ("t",) + TRANS_SHAPE in _STATE["fn"][0]
-
-
-def transposed_width():
-    """Columns per block of ``gemm_transposed``'s packed operand."""
-    if not transposed_available():
-        raise RuntimeError("gemm_transposed: the transposed GEMM kernel is not available on "
-                           "this host (check gemm_kernel.transposed_available() first)")
-    return TRANS_SHAPE[1] * _STATE["fn"][1]
-
-
-def gemm_transposed(w, xp, out, bias=None, residual=None, clamp=None):
-    """``out[c, r] = clamp((sum_k w[r, k] * b[k, c] + bias[c]) + residual[c, r])``
-    for ``r < R`` (w's rows) and ``c < C`` (out's rows), where ``b`` (K, >= C) is
-    packed as ``xp = pack_columns(b, transposed_width())``.  ``w``: float32 (R,
-    K), any non-negative element strides (a 1x1 convolution's NCHW input (K, R)
-    transposed: its pixels are read in place); ``out``: float32 (C, >= R) with
-    unit stride along r; ``residual`` shaped and strided as ``out``; ``bias``
-    (C,).  The product goes straight to the transposed layout (NCHW), its
-    values as ``gemm_rows`` computes them (FMAs in k order).
-
-    Batched: ``w`` (N, R, K) and ``out`` (N, C, >= R) are N problems sharing
-    ``b`` and the bias (a convolution's samples), run in one call: each chunk
-    of b's column blocks serves every problem while it is in cache."""
-    blk = transposed_width()
-    batched = w.ndim == 3
-    if w.ndim not in (2, 3) or w.dtype != np.float32 or min(w.strides) < 0 or \
-            any(st % 4 for st in w.strides) or xp.dtype != np.float32 or xp.ndim != 3 or \
-            not xp.flags.c_contiguous or xp.shape[1:] != (w.shape[-1], blk):
-        raise ValueError("gemm_transposed: w must be float32 (R, K) or (N, R, K) and the "
-                         "packed operand (blocks, K, %d); got w %s %s, packed %s %s"
-                         % (blk, w.dtype, w.shape, xp.dtype, xp.shape))
-    r, k = w.shape[-2:]
-    nb = w.shape[0] if batched else 1
-    c = out.shape[-2] if out.ndim == w.ndim else -1
-    if out.dtype != np.float32 or out.ndim != w.ndim or out.strides[-1] != 4 or \
-            min(out.strides) < 0 or any(st % 4 for st in out.strides) or \
-            out.shape[-1] < r or xp.shape[0] * blk < c or (batched and out.shape[0] != nb):
-        raise ValueError("gemm_transposed: out must be float32 (%sC <= %d, >= %d) with unit "
-                         "stride along its rows; got %s %s"
-                         % ("%d, " % nb if batched else "", xp.shape[0] * blk, r, out.dtype,
-                            out.shape))
-    if r == 0 or c == 0 or nb == 0:
-        return out
-    if k == 0:
-        raise ValueError("gemm_transposed: K = 0 (nothing to sum) is not supported")
-    if residual is not None and (residual.dtype != np.float32 or residual.shape != out.shape
-                                 or residual.strides != out.strides):
-        raise ValueError("gemm_transposed: the residual must be float32 shaped and strided "
-                         "as out %s %s; got %s %s %s" % (out.shape, out.strides, residual.dtype,
-                                                         residual.shape, residual.strides))
-    if bias is None:
-        b_arr = _NEG_ZERO if c <= _NEG_ZERO.size else np.full(c, -0.0, np.float32)
-    else:
-        b_arr = np.ascontiguousarray(bias, np.float32)
-        if b_arr.shape != (c,):
-            raise ValueError("gemm_transposed: bias must be (%d,); got %s" % (c, b_arr.shape))
-    lo, hi, tie = (-np.inf, np.inf, False) if clamp is None else clamp
-    kind = 0 if (lo, hi) == (-np.inf, np.inf) else 1 if (lo, hi, bool(tie)) == (0, np.inf, True) \
-        else 2
-    xoff = _offsets(k, blk)
-    fns, _ = _STATE["fn"]
-    fns[("t",) + TRANS_SHAPE](
-        w.ctypes.data, xp.ctypes.data, xoff.ctypes.data, out.ctypes.data, k,
-        out.strides[-2] // 4, r, 1, 0, max(1, _CHUNK_BYTES // (k * blk * 4)),
-        w.strides[-2] // 4, w.strides[-1] // 4, xp[0].size, nb,
-        w.strides[0] // 4 if batched else 0, 0, out.strides[0] // 4 if batched else 0, 1,
-        b_arr.ctypes.data, 0, (out if residual is None else residual).ctypes.data,
-        int(residual is not None), float(lo), float(hi), int(bool(tie)), kind,
-        _ONE_SEGMENT.ctypes.data, _ONE_SEGMENT.ctypes.data, c)
-    return out
-
-
-_OFFSETS = {}
-
-
-def _offsets(k, blk):
-    """The packed operand's row offsets ``k * blk`` (made once per K)."""
-    got = _OFFSETS.get((k, blk))
-    if got is None:
-        got = _OFFSETS[(k, blk)] = np.arange(k, dtype=np.int64) * blk
-    return got

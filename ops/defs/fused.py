@@ -10,7 +10,7 @@ other op, so the registry alone answers "is this op known".
 - ``sampan_fc_packed``: the same with ``W`` packed for sampan's GEMM kernel
   (inference/fc_pack.py): [ceil(N / B), K, B], the columns in blocks of B each
   block's K rows contiguous, and ``out_features`` = N.
-- ``sampan_conv2d_winograd``, ``sampan_conv2d_1x1_packed``: fused convolutions
+- ``sampan_conv2d_winograd``, ``sampan_conv2d_packed``: fused convolutions
   whose filter a pass transformed or packed once (below)."""
 from ..declare import defop
 from ..registry import Meta, OpError
@@ -173,42 +173,46 @@ def _declare_winograd():
 _declare_winograd()
 
 
-# ------------------------------------------------------------------ packed 1x1 conv
-# ``sampan_conv2d_1x1_packed``: the same convolution as ``sampan_conv2d_fusion``
-# for a 1x1, unpadded, ungrouped, dilation-1, channel-first conv (any stride),
-# with its Filter [O, C, 1, 1] also packed once by the pass that writes the op
-# (inference/conv1x1_pack.py): transposed to [C, O] in column blocks for sampan's
-# transposed GEMM kernel, PackedFilter [ceil(O / B), C, B].  The kernel takes
-# the packed form for few output rows (batch 1 on small maps), the Filter else.
-def _conv1x1_packed_infer(metas, attrs):
+# ------------------------------------------------------------------ packed conv
+# ``sampan_conv2d_packed``: the same convolution as ``sampan_conv2d_fusion`` (a
+# channel-first conv2d, any stride, padding, dilation and groups), with its
+# Filter [O, C/g, kh, kw] also packed once by the pass that writes the op
+# (inference/conv_pack.py): per group the (C/g * kh * kw, O/g) transpose in
+# column blocks for sampan's transposed GEMM kernels, PackedFilter [g, blocks,
+# C/g * kh * kw, B].  The kernel takes the packed form for few output rows
+# (batch 1 on small maps), the Filter else.
+def _conv_packed_infer(metas, attrs):
+    from .nn_conv import _conv_infer
     x, w, wp, b, r = metas
-    op = "sampan_conv2d_1x1_packed"
+    op = "sampan_conv2d_packed"
     if attrs["activation"] not in CONV_ACTIVATIONS:
         raise OpError(f"{op}: activation must be one of {list(CONV_ACTIVATIONS)}, got "
                       f"'{attrs['activation']}'")
-    if len(x.shape) != 4 or len(w.shape) != 4 or tuple(w.shape[2:]) != (1, 1) or \
-            len(wp.shape) != 3:
-        raise OpError(f"{op}: needs a 4-D Input, a 1x1 Filter [O, C, 1, 1] and a packed "
-                      f"Filter [blocks, C, width], got shapes {list(x.shape)}, "
-                      f"{list(w.shape)}, {list(wp.shape)}")
-    o, c = w.shape[:2]
-    if -1 not in (o, c, *wp.shape) and (wp.shape[1] != c or o > wp.shape[0] * wp.shape[2]):
+    if attrs["data_format"] not in ("NCHW", "AnyLayout"):
+        raise OpError(f"{op}: needs NCHW, got {attrs['data_format']}")
+    if len(w.shape) != 4 or len(wp.shape) != 4:
+        raise OpError(f"{op}: needs a Filter [O, C/g, kh, kw] and a packed Filter [g, blocks, "
+                      f"K, width], got shapes {list(w.shape)}, {list(wp.shape)}")
+    g = attrs["groups"]
+    k = w.shape[1] * w.shape[2] * w.shape[3] if -1 not in w.shape[1:] else -1
+    o = w.shape[0]
+    if -1 not in (o, k, *wp.shape) and (wp.shape[0] != g or wp.shape[2] != k or
+                                        o > g * wp.shape[1] * wp.shape[3]):
         raise OpError(f"{op}: PackedFilter {list(wp.shape)} does not hold Filter "
-                      f"{list(w.shape)} (C = {c} rows, {o} columns)")
-    if -1 not in (x.shape[1], c) and x.shape[1] != c:
-        raise OpError(f"{op}: Input has {x.shape[1]} channels, the Filter {c}")
+                      f"{list(w.shape)} in {g} groups of K = {k} rows")
     if b is not None and (len(b.shape) != 1 or -1 not in (b.shape[0], o) and b.shape[0] != o):
         raise OpError(f"{op}: Bias must be 1-D with one value per output channel ({o}), got "
                       f"shape {list(b.shape)}")
-    strides = list(attrs["strides"])
-    if len(strides) != 2 or min(strides) < 1:
-        raise OpError(f"{op}: strides must be two positive ints, got {strides}")
-    out = [-1 if d < 0 else (d - 1) // s + 1 for d, s in zip(x.shape[2:], strides)]
-    res = Meta((x.shape[0], o) + tuple(out), x.dtype)
-    _check_residual(op, r, res)
-    return (res,)
+    out = _conv_infer(op, 4)([x, w], attrs)
+    _check_residual(op, r, out[0])
+    return out
 
 
-defop("sampan_conv2d_1x1_packed", "Input Filter PackedFilter Bias? ResidualData?", "Output",
-      (("strides", "INTS", [1, 1]), ("activation", "STRING", ""), ("alpha", "FLOAT", 0.0)),
-      infer=_conv1x1_packed_infer, same_dtype=("Input", "Filter", "PackedFilter", "Bias"))
+def _declare_conv_packed():
+    from .nn_conv import _CONV_ATTRS
+    defop("sampan_conv2d_packed", "Input Filter PackedFilter Bias? ResidualData?", "Output",
+          _CONV_ATTRS + (("activation", "STRING", ""), ("alpha", "FLOAT", 0.0)),
+          infer=_conv_packed_infer, same_dtype=("Input", "Filter", "PackedFilter", "Bias"))
+
+
+_declare_conv_packed()

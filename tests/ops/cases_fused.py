@@ -1,5 +1,5 @@
 """Op-spec cases: sampan_fc, sampan_fc_packed, sampan_conv2d_fusion,
-sampan_conv2d_winograd and sampan_conv2d_1x1_packed (the fused ops of the
+sampan_conv2d_winograd and sampan_conv2d_packed (the fused ops of the
 inference passes), against numpy references (conv: a direct loop over windows)."""
 import numpy as np
 
@@ -102,28 +102,34 @@ def _packed_fc_case(relu, lead, seed):
 CASES += [_packed_fc_case(False, (3,), 50), _packed_fc_case(True, (2, 5), 60)]
 
 
-def _packed_1x1_case(act, stride, n, seed, dtype="float64"):
-    """sampan_conv2d_1x1_packed takes the 1x1 filter and its (C, O) transpose in
-    column blocks of the transposed GEMM kernel's width (48 with AVX-512; a host
-    without that kernel runs the filter as it is)."""
-    from sampan.kernels.cpu import gemm_kernel
-    c, o = 5, 70
-    filt = rand(o, c, 1, 1, seed=seed + 1, dtype=dtype)
-    width = gemm_kernel.transposed_width() if gemm_kernel.transposed_available() else 64
-    packed = np.zeros((-(-o // width), c, width), filt.dtype)
-    for j in range(packed.shape[0]):
-        part = filt[j * width:(j + 1) * width, :, 0, 0].T
-        packed[j, :, :part.shape[1]] = part
-    return Case("sampan_conv2d_1x1_packed",
+def _packed_case(act, stride, n, seed, dtype="float64", k=1, groups=1, c=5, o=70):
+    """sampan_conv2d_packed takes the filter and, per group, its (K, O/g)
+    transpose in column blocks of the transposed GEMM kernels' width (16, 32 or
+    48 with AVX-512; a host without those kernels runs the filter as it is)."""
+    from sampan.kernels.cpu import gemm_transposed
+    og = o // groups
+    filt = rand(o, c // groups, k, k, seed=seed + 1, dtype=dtype)
+    width = gemm_transposed.width(og) if gemm_transposed.available() else 48
+    kk = filt[0].size
+    packed = np.zeros((groups, -(-og // width), kk, width), filt.dtype)
+    for g in range(groups):
+        wt = filt[g * og:(g + 1) * og].reshape(og, kk).T
+        for j in range(packed.shape[1]):
+            part = wt[:, j * width:(j + 1) * width]
+            packed[g, j, :, :part.shape[1]] = part
+    pad = k // 2
+    return Case("sampan_conv2d_packed",
                 {"Input": rand(n, c, 6, 7, seed=seed, dtype=dtype) * 3, "Filter": filt,
                  "PackedFilter": packed, "Bias": rand(o, seed=seed + 2, dtype=dtype)},
-                {"strides": [stride, stride], "activation": act},
+                {"strides": [stride, stride], "paddings": [pad, pad], "groups": groups,
+                 "activation": act},
                 ref=lambda Input, Filter, PackedFilter, Bias:
-                    _conv_ref(act, stride=stride, pad=0)(Input, Filter, Bias),
+                    _conv_ref(act, stride=stride, pad=pad, groups=groups)(Input, Filter, Bias),
                 grad=False, rtol=1e-5, atol=1e-5,
-                id=f"sampan_conv2d_1x1_packed_{act or 'none'}_s{stride}_n{n}_{dtype}")
+                id=f"sampan_conv2d_packed_{act or 'none'}_k{k}_g{groups}_s{stride}_n{n}_{dtype}")
 
 
-CASES += [_packed_1x1_case("relu", 1, 1, 70, "float32"), _packed_1x1_case("", 2, 2, 80, "float32"),
-          _packed_1x1_case("relu", 1, 1, 75),
-          _packed_1x1_case("hard_swish", 1, 2, 90)]
+CASES += [_packed_case("relu", 1, 1, 70, "float32"), _packed_case("", 2, 2, 80, "float32"),
+          _packed_case("relu", 1, 1, 75), _packed_case("hard_swish", 1, 2, 90),
+          _packed_case("relu6", 2, 1, 100, "float32", k=3, groups=2, c=6, o=40),
+          _packed_case("", 1, 2, 110, "float32", k=3, c=4, o=20)]

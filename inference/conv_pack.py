@@ -1,0 +1,90 @@
+"""``sampan_conv_pack_pass``: a fused convolution whose output maps are small
+(at most ``MAX_PIXELS`` pixels per sample: 7x7, 14x14) and whose products are
+wide enough becomes ``sampan_conv2d_packed`` (ops/defs/fused.py), its filter
+also packed once here into a new parameter ``<filter>@packed`` [g, blocks, K,
+B] for sampan's transposed GEMM kernels (kernels/cpu/gemm_transposed.py,
+conv_transposed.py), where those kernels run; the op takes them at run time for
+up to ``PACKED_MAX_ROWS`` output rows (batch 1) and BLAS with the filter as it
+is for more (kernels/cpu/fused.py).  Runs after the conv fusions and Winograd,
+whose ``sampan_conv2d_fusion`` ops it rewrites (bias, residual and activation
+kept; a conv with an input map, a depthwise one and Winograd's stay).
+
+Why: BLAS and the pixel-vector kernel (conv_implicit.py) run output pixels
+along their vectors, and on 7x7 and 14x14 maps the 49 or 196 pixels (plus the
+flat layout's padding columns) fill blocks badly; the transposed kernels run
+output channels along the vectors, read the input in place (a 1x1 layer) or
+from one padded copy with strides and taps as offsets (no stride-phase planes,
+no crop), and write NCHW through in-register transposes with the epilogue.
+Measured on one core, batch 1 (hot): 1x1 layers 49 x 1024 -> 1024 107 against
+BLAS's 81-91 GFLOP/s, 196 x 512 -> 512 105 against 101; ResNeXt's grouped 3x3
+layers 0.68-0.8x conv_implicit's time at stride 1 (14x14, 7x7; 16 and 32
+channels per group) and 0.48-0.51x at stride 2; ungrouped 3x3 stride 2 0.72-0.9x
+(512 and 256 channels).  In ResNeXt-50 at batch 1 the 19 1x1 layers alone took
+49.1 -> 40.6 ms (the model 105 -> 98.5), MobileNetV1's 8 15.6 -> 14.3.  It
+loses where the product is narrow: 1x1 layers with few input channels (196 x 64
+-> 256 71 against 84 GFLOP/s, the call's fixed cost), groups of 8 channels
+(half the 16-wide block empty: 1.3-1.7x), and 28x28 maps in a model (1.15x:
+the pixels' K strided rows outrun the prefetchers once they leave L2), hence
+``MAX_PIXELS``, ``MIN_CHANNELS_1X1``, ``MIN_FLOPS_1X1``, ``MIN_K`` and
+``MIN_GROUP_CHANNELS``.  Outputs differ from the unpacked ones by rounding
+(FMA sums in k order).
+"""
+from ..kernels.cpu import gemm_transposed
+from ..kernels.cpu.conv_transposed import pack_filter
+from ..kernels.cpu.fused import PACKED_MAX_ROWS
+from ..program.passes.graph import replace
+from .conv_bias_act import FUSED_CONV
+
+__all__ = ["conv_pack", "PACKED_CONV", "MAX_PIXELS", "MIN_CHANNELS_1X1", "MIN_FLOPS_1X1",
+           "MIN_K", "MIN_GROUP_CHANNELS"]
+
+PACKED_CONV = "sampan_conv2d_packed"
+MAX_PIXELS = PACKED_MAX_ROWS        # per sample: at batch 1 the kernel's rows
+MIN_CHANNELS_1X1 = 256
+MIN_FLOPS_1X1 = 16e6
+MIN_K = 128
+MIN_GROUP_CHANNELS = 16
+_ATTRS = ("strides", "paddings", "padding_algorithm", "dilations", "groups", "data_format",
+          "activation", "alpha")
+
+
+def _eligible(op, params):
+    if op.type != FUSED_CONV:
+        return False
+    w = params.get(op.input("Filter")[0])
+    g = op.attr("groups")
+    if w is None or w.ndim != 4 or w.dtype != "float32" or w.shape[1] == 1 or \
+            any(op.input(s) for s in ("InScale", "InShift") if s in op.input_names) or \
+            op.attr("data_format") not in ("NCHW", "AnyLayout") or w.shape[0] % g:
+        return False
+    out = op.block.var(op.output("Output")[0]).shape
+    if len(out) != 4 or min(out[2:]) < 1 or out[2] * out[3] > MAX_PIXELS:
+        return False            # unknown or large maps: the BLAS and pixel-vector paths
+    pixels, o = out[2] * out[3], w.shape[0]
+    if w.shape[2:] == (1, 1) and g == 1:
+        return w.shape[1] >= MIN_CHANNELS_1X1 and 2 * pixels * o * w.shape[1] >= MIN_FLOPS_1X1
+    return w[0].size >= MIN_K and o // g >= MIN_GROUP_CHANNELS
+
+
+def conv_pack(p, params, feeds, fetch_src):
+    """Rewrite every eligible fused conv of ``p``'s global block; returns how many."""
+    if not gemm_transposed.available():
+        return 0
+    block = p.global_block()
+    found = [op for op in block.ops if _eligible(op, params)]
+    for op in found:
+        wname = op.input("Filter")[0]
+        w = params[wname]
+        pname = wname + "@packed"
+        if pname not in params:
+            params[pname] = pack_filter(w, op.attr("groups"))
+        if not block.has_var(pname):
+            block.create_var(name=pname, shape=list(params[pname].shape),
+                             dtype=params[pname].dtype, persistable=True)
+        inputs = {"Input": op.input("Input"), "Filter": [wname], "PackedFilter": [pname]}
+        for slot in ("Bias", "ResidualData"):          # both optional
+            if slot in op.input_names and op.input(slot):
+                inputs[slot] = op.input(slot)
+        replace(block, [op], op, PACKED_CONV, inputs, {"Output": op.output("Output")},
+                {k: op.attr(k) for k in _ATTRS})
+    return len(found)

@@ -1,0 +1,159 @@
+"""The transposed GEMM kernels (IR in kernels/cpu/gemm_kernel.py, ``_ir(...,
+trans=True)``): ``out[c, r] = clamp((sum_k A[r, k] * B[k, c] + bias[c]) +
+residual[c, r])``, with A's rows read through tables, ``A[r, k] =
+x.flat[roff[r] + koff[k]]``, and B packed once in column blocks.
+
+Why transposed: a convolution's output pixels are the rows (A is the input,
+read in place: a 1x1 layer's NCHW input as it is, a kxk layer's padded copy
+with the window's taps in ``koff``; strides and dilations are only offsets) and
+its output channels the columns (B is the filter, packed once at load), so the
+vectors run over output channels, which are many, rather than over pixels,
+which on 7x7 and 14x14 maps are few and fill blocks badly; the block is then
+written as NCHW rows through in-register transposes (8 rows x 16 channels per
+step), bias, residual and clamp on the way.  Blocks (``TRANS_SHAPES``): 7 rows
+x 48 columns, 7 x 32 or 14 x 16, by the product's columns (``width``).
+
+Batched: ``problems`` products in one call, problem p's A at ``p * x_stride``
+floats, its packed B at ``p * packed_stride`` (0: shared, a convolution's
+samples; the packed size: a grouped convolution's groups), its output and
+residual ``out[p]`` and bias ``p * bias_stride`` on: the core runs every
+problem's row blocks against each chunk of B's columns while it is in cache.
+
+AVX-512 only (``available``): with AVX2's 16 vector registers the blocks do
+not fit; callers keep their BLAS paths there.
+"""
+import numpy as np
+
+from . import gemm_kernel as G
+
+__all__ = ["available", "width", "pack", "gemm", "gemm_tables"]
+
+_RAMPS = {}
+
+
+def available():
+    """Whether the transposed kernels run on this host."""
+    return G.available() and ("t",) + G.TRANS_SHAPES[0] in G._STATE["fn"][0]
+
+
+def _shapes():
+    """{block width: (mr, nr)} of the compiled kernels."""
+    if not available():
+        raise RuntimeError("gemm_transposed: the transposed GEMM kernels are not available on "
+                           "this host (check gemm_transposed.available() first)")
+    vw = G._STATE["fn"][1]
+    return {nr * vw: (mr, nr) for mr, nr in G.TRANS_SHAPES}
+
+
+def width(columns):
+    """The block width the kernel takes for a product of ``columns`` columns:
+    the narrowest block holding them, else the widest."""
+    widths = sorted(_shapes())
+    return next((w for w in widths if columns <= w), widths[-1])
+
+
+def pack(b, columns=None):
+    """``b`` (..., K, C) float32 -> its packed form (..., ceil(C / B), K, B) for
+    ``B = width(columns or C)`` (``gemm_kernel.pack_columns``)."""
+    return G.pack_columns(np.ascontiguousarray(b, np.float32), width(columns or b.shape[-1]))
+
+
+def _ramp(n, step):
+    """int64 ``arange(n) * step``, made once per (n, step)."""
+    got = _RAMPS.get((n, step))
+    if got is None:
+        if len(_RAMPS) > 256:
+            _RAMPS.clear()
+        got = _RAMPS[(n, step)] = np.arange(n, dtype=np.int64) * step
+    return got
+
+
+def gemm(w, xp, out, bias=None, residual=None, clamp=None):
+    """``out[c, r] = clamp((sum_k w[r, k] * b[k, c] + bias[c]) + residual[c, r])``
+    where ``xp = pack(b)``: ``w`` float32 (R, K) with any non-negative element
+    strides (a 1x1 convolution's NCHW input (K, R) transposed, read in place),
+    or (N, R, K): N problems sharing b and the bias; ``out`` float32 (C, >= R)
+    or (N, C, >= R) with unit stride along r; ``residual`` shaped and strided
+    as ``out``; ``bias`` (C,); ``clamp`` ``(lo, hi, tie)`` of
+    conv_epilogue.CLAMPS."""
+    if w.ndim not in (2, 3) or w.dtype != np.float32 or min(w.strides) < 0 or \
+            any(st % 4 for st in w.strides):
+        raise ValueError("gemm_transposed: w must be float32 (R, K) or (N, R, K) with "
+                         "non-negative strides; got %s %s" % (w.dtype, w.shape))
+    r, k = w.shape[-2:]
+    st = [s // 4 for s in w.strides]
+    return _run(w.ctypes.data, _ramp(r, st[-2]), _ramp(k, st[-1]), xp, out, bias, residual,
+                clamp, st[0] if w.ndim == 3 else 0, 0, w.ndim == 3)
+
+
+def gemm_tables(x, roff, koff, xp, out, bias=None, residual=None, clamp=None, x_stride=0,
+                shared=True):
+    """The product with ``A[r, k] = x.flat[p * x_stride + roff[r] + koff[k]]`` for
+    problem p of ``out`` (P, C, >= R): ``x`` a C-contiguous float32 buffer,
+    ``roff`` (R,) and ``koff`` (K,) int64 (every read is checked against x's
+    size first); ``xp`` the packed B shared by the problems (``shared``), or
+    one per problem (P, blocks, K, B) with the bias (P * C,) then."""
+    if x.dtype != np.float32 or not x.flags.c_contiguous or roff.dtype != np.int64 or \
+            koff.dtype != np.int64 or roff.ndim != 1 or koff.ndim != 1 or out.ndim != 3:
+        raise ValueError("gemm_transposed: x must be contiguous float32, the offset tables "
+                         "int64 vectors and out (problems, C, >= R); got x %s, tables %s %s, "
+                         "out %s" % (x.dtype, roff.dtype, koff.dtype, out.shape))
+    p = out.shape[0]
+    if roff.size and koff.size and p and (
+            min(int(roff.min()), int(koff.min()), x_stride) < 0 or
+            (p - 1) * x_stride + int(roff.max()) + int(koff.max()) >= x.size):
+        raise ValueError("gemm_transposed: offsets (rows up to %d, k up to %d, %d problems %d "
+                         "apart) pass x's %d elements" % (roff.max(), koff.max(), p, x_stride,
+                                                          x.size))
+    if not shared and (xp.ndim != 4 or xp.shape[0] != p):
+        raise ValueError("gemm_transposed: one packed operand per problem needs (%d, blocks, "
+                         "K, width); got %s" % (p, xp.shape))
+    return _run(x.ctypes.data, roff, koff, xp if shared else xp[0], out, bias, residual, clamp,
+                x_stride, 0 if shared else xp[0].size, True)
+
+
+def _run(xaddr, roff, koff, xp, out, bias, residual, clamp, x_stride, packed_stride, batched):
+    shapes = _shapes()
+    blk = xp.shape[-1] if xp.ndim == 3 else -1
+    r, k = roff.size, koff.size
+    if xp.dtype != np.float32 or xp.ndim != 3 or not xp.flags.c_contiguous or \
+            blk not in shapes or xp.shape[1] != k:
+        raise ValueError("gemm_transposed: the packed operand must be float32 (blocks, K=%d, "
+                         "width in %s); got %s %s" % (k, sorted(shapes), xp.dtype, xp.shape))
+    nb = out.shape[0] if batched else 1
+    c = out.shape[-2] if out.ndim == (3 if batched else 2) else -1
+    if out.dtype != np.float32 or out.ndim != (3 if batched else 2) or out.strides[-1] != 4 \
+            or min(out.strides) < 0 or any(st % 4 for st in out.strides) or \
+            out.shape[-1] < r or xp.shape[0] * blk < c:
+        raise ValueError("gemm_transposed: out must be float32 (%sC <= %d, >= %d) with unit "
+                         "stride along its rows; got %s %s"
+                         % ("problems, " if batched else "", xp.shape[0] * blk, r, out.dtype,
+                            out.shape))
+    if r == 0 or c == 0 or nb == 0:
+        return out
+    if k == 0:
+        raise ValueError("gemm_transposed: K = 0 (nothing to sum) is not supported")
+    if residual is not None and (residual.dtype != np.float32 or residual.shape != out.shape
+                                 or residual.strides != out.strides):
+        raise ValueError("gemm_transposed: the residual must be float32 shaped and strided "
+                         "as out %s %s; got %s %s %s" % (out.shape, out.strides, residual.dtype,
+                                                         residual.shape, residual.strides))
+    per_problem = packed_stride != 0
+    if bias is None:
+        b_arr, bsamp = np.full(c, -0.0, np.float32), 0
+    else:
+        b_arr = np.ascontiguousarray(bias, np.float32)
+        want = (nb * c,) if per_problem else (c,)
+        if b_arr.shape != want:
+            raise ValueError("gemm_transposed: bias must be %s; got %s" % (want, b_arr.shape))
+        bsamp = c if per_problem else 0
+    lo, hi, tie = (-np.inf, np.inf, False) if clamp is None else clamp
+    mr, nr = shapes[blk]
+    G._STATE["fn"][0][("t", mr, nr)](
+        xaddr, xp.ctypes.data, _ramp(k, blk).ctypes.data, out.ctypes.data,
+        b_arr.ctypes.data, (out if residual is None else residual).ctypes.data,
+        roff.ctypes.data, koff.ctypes.data,
+        k, out.strides[-2] // 4, r, max(1, G._CHUNK_BYTES // (k * blk * 4)), xp[0].size,
+        int(residual is not None), float(lo), float(hi), int(bool(tie)), c, nb, x_stride,
+        packed_stride, out.strides[0] // 4 if batched else 0, bsamp)
+    return out

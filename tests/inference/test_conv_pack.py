@@ -1,0 +1,305 @@
+"""The transposed GEMM kernels (kernels/cpu/gemm_transposed.py), the
+convolutions on them (kernels/cpu/conv_transposed.py), the op
+sampan_conv2d_packed (kernels/cpu/fused.py) and the Predictor's
+sampan_conv_pack_pass (inference/conv_pack.py): the kernels' NCHW output
+equals the float64 product with any row count (partial row blocks), column
+count (every block width, partial blocks), batch, bias, residual and clamp;
+the op equals the convolution (1x1 read in place; any kernel size, stride,
+padding, dilation and groups through the padded layout) with every
+activation, by the kernels at batch 1 and by BLAS past ``PACKED_MAX_ROWS``
+rows; the pass rewrites exactly the eligible fused convs and the optimized
+predictor's outputs equal the unoptimized one's; bad shapes are named."""
+import numpy as np
+import pytest
+
+import sampan as paddle
+from sampan.inference import conv_pack as pass_mod
+from sampan.kernels.cpu import gemm_transposed as T
+from sampan.kernels.cpu import fused as F
+from sampan.kernels.cpu.conv import conv_forward
+from sampan.kernels.cpu.conv_transposed import pack_filter
+from sampan.kernels.cpu.conv_epilogue import CLAMPS
+from sampan.static import InputSpec
+
+pytestmark = pytest.mark.skipif(not T.available(),
+                                reason="no transposed GEMM kernel on this host (AVX-512)")
+TOL = 1e-5
+
+
+def _ref(x, w, b=None, resid=None, clamp=None):
+    """float64 (O, C) @ (C, R) (+ bias) (+ residual), clamped."""
+    out = w.astype(np.float64) @ x.astype(np.float64)
+    if b is not None:
+        out += b[:, None]
+    if resid is not None:
+        out += resid
+    if clamp is not None:
+        out = np.clip(out, clamp[0], clamp[1])
+    return out
+
+
+# every block width: up to 16 columns (14-row blocks: 30 rows end in a partial
+# one), up to 32 (7 x 32) and more (7 x 48), partial column blocks
+@pytest.mark.parametrize("r,k,c", [(1, 1, 1), (30, 20, 16), (15, 9, 5), (49, 9, 32),
+                                   (7, 3, 64), (8, 5, 65), (49, 37, 70), (50, 16, 130),
+                                   (13, 200, 33)])
+@pytest.mark.parametrize("act", ["", "relu", "relu6"])
+@pytest.mark.parametrize("with_bias,with_resid", [(False, False), (True, False), (True, True)])
+def test_kernel_equals_float64(r, k, c, act, with_bias, with_resid):
+    rs = np.random.RandomState(r * 100 + k + c)
+    x = rs.standard_normal((k, r)).astype(np.float32)          # NCHW input: (C_in, pixels)
+    w = rs.standard_normal((c, k)).astype(np.float32)
+    b = rs.standard_normal(c).astype(np.float32) if with_bias else None
+    resid = rs.standard_normal((c, r)).astype(np.float32) if with_resid else None
+    packed = T.pack(w.T)
+    out = np.full((c, r), np.nan, np.float32)
+    T.gemm(x.T, packed, out, bias=b, residual=resid, clamp=CLAMPS.get(act))
+    want = _ref(x, w, b, resid, CLAMPS[act][:2] if act else None)
+    assert np.abs(out - want).max() <= TOL * max(1.0, np.abs(want).max())
+
+
+def test_batched_problems_share_the_packed_operand_and_write_only_their_rows():
+    rs = np.random.RandomState(3)
+    n, k, r, c = 3, 40, 20, 100             # (each width: test_every_width_batched)
+    x = rs.standard_normal((n, k, r)).astype(np.float32)
+    w = rs.standard_normal((c, k)).astype(np.float32)
+    b = rs.standard_normal(c).astype(np.float32)
+    resid = rs.standard_normal((n, c, r + 3)).astype(np.float32)
+    packed = T.pack(w.T)
+    out = np.full((n, c, r + 3), 7.0, np.float32)     # 3 columns past R stay untouched
+    T.gemm(x.transpose(0, 2, 1), packed, out, bias=b, residual=resid, clamp=CLAMPS["relu"])
+    for i in range(n):
+        want = _ref(x[i], w, b, resid[i, :, :r], (0, np.inf))
+        assert np.abs(out[i, :, :r] - want).max() <= TOL * np.abs(want).max()
+    assert (out[:, :, r:] == 7.0).all()
+
+
+@pytest.mark.parametrize("c", [4, 16, 20, 40, 70])
+def test_every_width_batched(c):
+    rs = np.random.RandomState(c)
+    for n in (1, 3):
+        for r in (49, 14, 13, 15, 1):
+            x = rs.standard_normal((n, 24, r)).astype(np.float32)
+            w = rs.standard_normal((c, 24)).astype(np.float32)
+            out = np.zeros((n, c, r), np.float32)
+            T.gemm(x.transpose(0, 2, 1), T.pack(w.T), out)
+            want = np.einsum("ck,nkr->ncr", w.astype(np.float64), x)
+            assert np.abs(out - want).max() <= TOL * np.abs(want).max()
+
+
+def test_signed_zeros_and_nans_follow_the_unfused_ops():
+    packed = T.pack(np.zeros((1, 2), np.float32))
+    x = np.array([[0.0, 0.0]], np.float32)                  # products +0.0
+    out = np.empty((2, 2), np.float32)
+    b = np.array([-0.0, np.nan], np.float32)
+    T.gemm(x.T, packed, out, bias=b)                        # 0 + -0.0 = +0.0; NaN stays
+    assert np.isnan(out[1]).all() and (out[0] == 0).all()
+    neg = np.full((2, 2), -0.0, np.float32)
+    T.gemm(np.zeros((2, 1), np.float32), packed, out, residual=neg)
+    assert not np.signbit(out).any()                        # +0.0 + -0.0 = +0.0
+    T.gemm(x.T, packed, out, bias=np.array([-1.0, np.nan], np.float32), clamp=CLAMPS["relu"])
+    assert (out[0] == 0).all() and not np.signbit(out[0]).any() and np.isnan(out[1]).all()
+
+
+def test_bad_operands_are_named():
+    blk = T.width(64)
+    packed = np.zeros((1, 4, blk), np.float32)
+    with pytest.raises(ValueError, match=r"packed operand must be float32 \(blocks, K=5"):
+        T.gemm(np.zeros((3, 5), np.float32), packed, np.zeros((2, 3), np.float32))
+    with pytest.raises(ValueError, match="width in"):
+        T.gemm(np.zeros((3, 4), np.float32), np.zeros((1, 4, 8), np.float32),
+               np.zeros((2, 3), np.float32))
+    with pytest.raises(ValueError, match="out must be float32"):
+        T.gemm(np.zeros((3, 4), np.float32), packed, np.zeros((2, 2), np.float32))
+    with pytest.raises(ValueError, match="out must be float32"):
+        T.gemm(np.zeros((3, 4), np.float32), packed, np.zeros((blk + 1, 3), np.float32))
+    with pytest.raises(ValueError, match="bias must be"):
+        T.gemm(np.zeros((3, 4), np.float32), packed, np.zeros((2, 3), np.float32),
+               bias=np.zeros(3, np.float32))
+    with pytest.raises(ValueError, match="residual must be float32 shaped"):
+        T.gemm(np.zeros((3, 4), np.float32), packed, np.zeros((2, 3), np.float32),
+               residual=np.zeros((2, 4), np.float32))
+    with pytest.raises(ValueError, match="pass x's 12 elements"):
+        T.gemm_tables(np.zeros(12, np.float32), np.arange(3, dtype=np.int64),
+                      np.arange(4, dtype=np.int64) * 4, packed, np.zeros((1, 2, 3), np.float32))
+
+
+def _conv_ref(x, w, b, resid, act, g=1, pads=((0, 0), (0, 0)), dil=(1, 1), strides=(1, 1)):
+    """The fused conv in float64 (numpy's direct path), then the activation."""
+    n, c, h, wd = x.shape
+    kh, kw = w.shape[2:]
+    out = tuple((size + p0 + p1 - d * (k - 1) - 1) // s + 1 for size, (p0, p1), d, k, s
+                in zip((h, wd), pads, dil, (kh, kw), strides))
+    res = conv_forward(x.astype(np.float64), w.astype(np.float64), g, pads, dil, strides, out,
+                       None if b is None else b.astype(np.float64))
+    if resid is not None:
+        res = res + resid
+    if act == "relu":
+        res = np.maximum(res, 0)
+    elif act == "relu6":
+        res = np.clip(res, 0, 6)
+    elif act == "hard_swish":
+        res = res * np.clip(res + 3, 0, 6) / 6
+    return res
+
+
+def _attrs(g=1, pads=(0, 0), dil=(1, 1), strides=(1, 1), act=""):
+    return {"strides": list(strides), "paddings": list(pads), "padding_algorithm": "EXPLICIT",
+            "dilations": list(dil), "groups": g, "data_format": "NCHW", "activation": act,
+            "alpha": 0.0}
+
+
+# (batch, map, kernel, groups, in/out channels, strides, paddings, dilations)
+GEOMETRIES = [
+    (1, (7, 7), 1, 1, (24, 70), (1, 1), (0, 0), (1, 1)),       # 1x1 read in place
+    (1, (14, 14), 1, 1, (24, 70), (2, 2), (0, 0), (1, 1)),
+    (1, (5, 9), 1, 1, (24, 70), (1, 2), (0, 0), (1, 1)),
+    (2, (7, 7), 1, 1, (24, 70), (1, 1), (0, 0), (1, 1)),
+    (8, (7, 7), 1, 1, (24, 70), (1, 1), (0, 0), (1, 1)),       # 392 rows: the BLAS path
+    (1, (14, 14), 3, 32, (512, 512), (1, 1), (1, 1), (1, 1)),  # ResNeXt's grouped layers
+    (1, (14, 14), 3, 32, (1024, 1024), (2, 2), (1, 1), (1, 1)),
+    (2, (7, 7), 3, 4, (32, 80), (1, 1), (1, 1), (1, 1)),        # 20 per group: 32-wide blocks
+    (1, (9, 11), 3, 1, (6, 50), (2, 1), (1, 2), (1, 1)),       # uneven padding and strides
+    (1, (12, 12), 3, 2, (8, 36), (1, 1), (2, 2), (2, 2)),      # dilated
+    (1, (13, 10), (2, 3), 1, (5, 17), (3, 2), (0, 1), (1, 1)),  # a 2x3 kernel, no top padding
+    (1, (8, 8), 1, 2, (8, 32), (1, 1), (1, 1), (1, 1)),        # 1x1 grouped, padded
+]
+
+
+@pytest.mark.parametrize("geometry", GEOMETRIES, ids=lambda g: "n%d_%dx%d_k%s_g%d_s%s_p%s_d%s"
+                         % (g[0], *g[1], g[2], g[3], *g[5:6], g[6], g[7]))
+@pytest.mark.parametrize("act", ["", "relu", "relu6", "hard_swish"])
+@pytest.mark.parametrize("with_resid", [False, True])
+def test_packed_op_equals_the_convolution(geometry, act, with_resid):
+    n, hw, k, g, (c, o), strides, pads, dil = geometry
+    kh, kw = (k, k) if isinstance(k, int) else k
+    rs = np.random.RandomState(n + hw[0] + c + o)
+    x = rs.standard_normal((n, c) + hw).astype(np.float32)
+    w = (rs.standard_normal((o, c // g, kh, kw)) / np.sqrt(c // g * kh * kw)).astype(np.float32)
+    b = rs.standard_normal(o).astype(np.float32)
+    pad2 = tuple((p, p) for p in pads)
+    want_plain = _conv_ref(x, w, b, None, "", g, pad2, dil, strides)
+    resid = rs.standard_normal(want_plain.shape).astype(np.float32) if with_resid else None
+    got = F.conv_packed(x, w, pack_filter(w, g), b, resid, _attrs(g, pads, dil, strides, act))
+    want = _conv_ref(x, w, b, resid, act, g, pad2, dil, strides)
+    assert got.shape == want.shape and got.dtype == np.float32
+    assert np.abs(got - want).max() <= TOL * np.abs(want).max()
+
+
+def test_large_batches_and_foreign_packings_take_blas(monkeypatch):
+    rs = np.random.RandomState(5)
+    x = rs.standard_normal((1, 16, 7, 7)).astype(np.float32)
+    w = rs.standard_normal((40, 16, 1, 1)).astype(np.float32)
+    wp = pack_filter(w, 1)
+    calls = []
+    monkeypatch.setattr(T, "gemm", lambda *a, **k: calls.append(a))
+    F.conv_packed(x, w, wp, None, None, _attrs())
+    assert len(calls) == 1                                    # 49 rows: the kernel
+    monkeypatch.setattr(F, "PACKED_MAX_ROWS", 48)
+    got = F.conv_packed(x, w, wp, None, None, _attrs())
+    assert len(calls) == 1                                    # 49 > 48: BLAS
+    want = _conv_ref(x, w, None, None, "")
+    assert np.abs(got - want).max() <= TOL * np.abs(want).max()
+    monkeypatch.setattr(F, "PACKED_MAX_ROWS", 256)
+    narrow = np.zeros((1, 2, 16, 32), np.float32)             # packed for 32-column blocks
+    got = F.conv_packed(x, w, narrow, None, None, _attrs())
+    assert len(calls) == 1 and np.abs(got - want).max() <= TOL * np.abs(want).max()
+
+
+class Net(paddle.nn.Layer):
+    """On a small map: 1x1 convs with BN + relu + residual (rewritten), strided
+    (rewritten), narrow (kept: few input channels); a grouped 3x3 (rewritten:
+    16 channels per group), a grouped one with 8 per group (kept), a 3x3 stride 2
+    (rewritten) and a 3x3 stride 1 (Winograd's)."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.a = paddle.nn.Conv2D(c, c, 1)
+        self.bn = paddle.nn.BatchNorm2D(c)
+        self.b = paddle.nn.Conv2D(c, 2 * c, 1, stride=2)
+        self.c = paddle.nn.Conv2D(2 * c, 4, 1)
+        self.d = paddle.nn.Conv2D(4, 8, 1)
+        self.e = paddle.nn.Conv2D(c, c, 3, padding=1)
+        self.f = paddle.nn.Conv2D(c, c, 3, padding=1, groups=2)
+        self.g = paddle.nn.Conv2D(c, c, 3, padding=1, groups=4)
+        self.h = paddle.nn.Conv2D(c, c, 3, stride=2, padding=1)
+
+    def forward(self, x):
+        h = paddle.nn.functional.relu(self.bn(self.a(x)) + x)
+        return self.d(self.c(self.b(h))), self.e(h), self.g(self.f(h)), self.h(h)
+
+
+def _predictor(prefix, ir, skip=()):
+    cfg = paddle.inference.Config(prefix + ".pdmodel", prefix + ".pdiparams")
+    cfg.switch_ir_optim(ir)
+    for name in skip:
+        cfg.delete_pass(name)
+    return paddle.inference.create_predictor(cfg)
+
+
+def _saved_net(tmp_path, c, hw=(14, 14)):
+    paddle.seed(11)
+    net = Net(c)
+    net.eval()
+    prefix = str(tmp_path / "m")
+    paddle.jit.save(net, prefix, input_spec=[InputSpec([None, c, *hw], "float32")])
+    return prefix
+
+
+def _types(pred):
+    return [op.type for op in pred._core.program.global_block().ops]
+
+
+def test_pass_rewrites_the_eligible_convs_and_keeps_the_outputs(tmp_path, monkeypatch):
+    c = 32
+    monkeypatch.setattr(pass_mod, "MIN_CHANNELS_1X1", c)
+    monkeypatch.setattr(pass_mod, "MIN_FLOPS_1X1", 0)
+    prefix = _saved_net(tmp_path, c)
+    plain, fast = _predictor(prefix, False), _predictor(prefix, True)
+    off = _predictor(prefix, True, skip=["sampan_conv_pack_pass"])
+    assert _types(fast).count(pass_mod.PACKED_CONV) == 5      # a, b, c, f, h
+    assert pass_mod.PACKED_CONV not in _types(off)
+    assert "sampan_conv_pack_pass: sampan_conv2d_fusion x5 -> " \
+           "sampan_conv2d_packed x5" in fast.explain()
+    for n in (1, 3):        # 196 rows: the kernels; 588: BLAS with the filter as it is
+        x = np.random.RandomState(n).standard_normal([n, c, 14, 14]).astype("float32")
+        for want, got in zip(plain.run([x]), fast.run([x])):
+            assert np.abs(got - want).max() <= TOL * np.abs(want).max()
+
+
+def test_large_maps_and_unknown_sizes_keep_blas(tmp_path, monkeypatch):
+    monkeypatch.setattr(pass_mod, "MIN_CHANNELS_1X1", 32)
+    monkeypatch.setattr(pass_mod, "MIN_FLOPS_1X1", 0)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    big = _types(_predictor(_saved_net(tmp_path / "a", 32, hw=(30, 30)), True))
+    assert big.count(pass_mod.PACKED_CONV) == 3      # b, c, h (15x15); a, f: 900 pixels
+    unknown = _types(_predictor(_saved_net(tmp_path / "b", 32, hw=(None, None)), True))
+    assert pass_mod.PACKED_CONV not in unknown
+
+
+def test_bad_shapes_are_named():
+    from sampan.ops.registry import get_op, Meta, OpError
+    op = get_op("sampan_conv2d_packed")
+    attrs = dict(op.default_attrs)
+    blk = T.width(6)
+    x, w, b = Meta((1, 4, 7, 7), "float32"), Meta((6, 4, 1, 1), "float32"), Meta((6,), "float32")
+    wp = Meta((1, 1, 4, blk), "float32")
+    (m,) = op.infer_meta([x, w, wp, b, None], dict(attrs, strides=[2, 2]))
+    assert tuple(m.shape) == (1, 6, 4, 4)
+    (m,) = op.infer_meta([x, Meta((6, 2, 3, 3), "float32"), Meta((2, 1, 18, blk), "float32"),
+                          b, None], dict(attrs, groups=2, paddings=[1, 1]))
+    assert tuple(m.shape) == (1, 6, 7, 7)
+    with pytest.raises(OpError, match=r"packed Filter \[g, blocks, K, width\]"):
+        op.infer_meta([x, w, Meta((1, 4, blk), "float32"), b, None], attrs)
+    with pytest.raises(OpError, match="does not hold Filter"):
+        op.infer_meta([x, w, Meta((1, 1, 5, blk), "float32"), b, None], attrs)
+    with pytest.raises(OpError, match="does not hold Filter"):
+        op.infer_meta([x, Meta((6, 2, 3, 3), "float32"), Meta((1, 1, 18, blk), "float32"),
+                       b, None], dict(attrs, groups=2, paddings=[1, 1]))
+    with pytest.raises(OpError, match="Bias must be 1-D"):
+        op.infer_meta([x, w, wp, Meta((5,), "float32"), None], attrs)
+    with pytest.raises(OpError, match="activation must be one of"):
+        op.infer_meta([x, w, wp, b, None], dict(attrs, activation="gelu"))
+    with pytest.raises(OpError, match=r"ResidualData must have the output's shape"):
+        op.infer_meta([x, w, wp, b, Meta((1, 6, 7, 6), "float32")], attrs)
