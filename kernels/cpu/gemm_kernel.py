@@ -40,6 +40,11 @@ blocks of MR, the chunk's column blocks of NR vectors, K innermost; the last
 partial column block uses masked loads and stores, so no read or write passes
 ``nl`` columns or ``O`` rows.  Sums are FMAs in k order (rounding as a BLAS
 kernel's, not numpy's pairwise sums).
+
+The same generator writes the transposed kernels (``_ir(..., trans=True)``,
+AVX-512 only, ``TRANS_SHAPES``): rows read through offset tables, a packed
+operand, the block written transposed (NCHW) through in-register transposes;
+their Python side is kernels/cpu/gemm_transposed.py.
 """
 import os
 
@@ -310,6 +315,8 @@ def _plain_tail(vw, mr, nr, sfx):
             % (vw, sfx, v, c, v, c, mask_t, c) for i, j, c in blocks]
     out += ["  br label %lb_tail", "lb_tail:"]
     return out
+
+
 def _transpose_ir(vw, rows, tag):
     """IR lines moving ``rows`` (8 vectors of ``vw`` = 16 lanes; names or
     ``zeroinitializer``) into columns: three rounds of two-source shuffles, each
@@ -340,9 +347,10 @@ def _trans_tail(vw, mr, nr, sfx):
     """After the K loop of the transposed kernel: the bias (one per column) added,
     each group of 8 rows of each vector of the block's columns turned into rows
     of the transposed output (``_transpose_ir``), then per output row (one
-    column of the block: up to 8 values, the group's rows) the residual, the
-    clamp (the general form: with (-inf, inf) or relu's bounds it is those) and
-    one masked store."""
+    column of the block: up to 8 values, the group's rows) one masked store.
+    The clamp (the general form: with (-inf, inf) or relu's bounds it is those)
+    runs on the block's vectors before the transposes, or, with a residual,
+    after it is added to each transposed row."""
     hw = vw // 2
     v, h = "<%d x float>" % vw, "<%d x float>" % hw
     hm = "<%d x i1>" % hw
@@ -386,47 +394,75 @@ def _trans_tail(vw, mr, nr, sfx):
                 "<%d x i1> %%m%d, %s %s)" % (j, v, vw, sfx, v, j, vw, j, v, negz)]
         for i in range(mr):
             out.append("  %%tb%d_%d = fadd %s %%n%d_%d, %%tb%d" % (i, j, v, i, j, j))
+    # without a residual the clamp runs on the block's full vectors before the
+    # transposes (a conv's bias + relu: a third of the tail's vector work)
+    out += ["  br i1 %hasrb, label %tr_res, label %tr_plain", "tr_plain:"] + _splats(vw, [
+        ("%tlo", "float", "%lo"), ("%thi", "float", "%hi"), ("%ttie", "i1", "%tieb")])
+    for j in range(nr):
+        rows = []
+        for i in range(mr):
+            c = "%d_%d" % (i, j)
+            out += _clamp_ir(v, "<%d x i1>" % vw, "tp" + c, "%tb" + c, "%tlo", "%thi", "%ttie")
+            rows.append("%tp" + c + "k2")
         for g in groups:
-            rows = ["%%tb%d_%d" % (i, j) for i in range(g, min(g + hw, mr))]
-            lines, cols = _transpose_ir(vw, rows + ["zeroinitializer"] * (hw - len(rows)),
-                                        "tr%d_%d_" % (j, g))
+            lines, cols = _transpose_ir(vw, rows[g:g + hw] + ["zeroinitializer"] * (
+                hw - len(rows[g:g + hw])), "trp%d_%d_" % (j, g))
             out += lines
             for c in range(vw):
-                out += _trans_store(vw, "%d_%d_%d" % (j, g, c), cols[c % 8], c, j * vw + c, g,
-                                    hsfx, hnegz)
+                out += _trans_store(vw, "p%d_%d_%d" % (j, g, c), cols[c % 8], c, j * vw + c, g,
+                                    hsfx, hnegz, False)
+    out += ["  br label %lb_tail", "tr_res:"]
+    for j in range(nr):
+        rows = ["%%tb%d_%d" % (i, j) for i in range(mr)]
+        for g in groups:
+            lines, cols = _transpose_ir(vw, rows[g:g + hw] + ["zeroinitializer"] * (
+                hw - len(rows[g:g + hw])), "trr%d_%d_" % (j, g))
+            out += lines
+            for c in range(vw):
+                out += _trans_store(vw, "r%d_%d_%d" % (j, g, c), cols[c % 8], c, j * vw + c, g,
+                                    hsfx, hnegz, True)
     return out + ["  br label %lb_tail", "lb_tail:"]
 
 
-def _trans_store(vw, t, col, c, colno, g, hsfx, hnegz):
+def _trans_store(vw, t, col, c, colno, g, hsfx, hnegz, resid):
     """Output row ``colno`` of the block (half ``c // 8`` of transposed vector
-    ``col``: rows ``g .. g + 7``): residual, clamp, masked store."""
+    ``col``: rows ``g .. g + 7``), one masked store; with ``resid`` the residual
+    added and the clamp applied first."""
     hw = vw // 2
     h, hm = "<%d x float>" % hw, "<%d x i1>" % hw
     half = ", ".join("i32 %d" % (hw * (c // 8) + lam) for lam in range(hw))
-    return ["  %%hv%s = shufflevector <%d x float> %s, <%d x float> undef, <%d x i32> <%s>"
-            % (t, vw, col, vw, hw, half),
-            "  %%hok%s = icmp ult i64 %d, %%left" % (t, colno),
-            "  %%hm%s = select i1 %%hok%s, %s %%rowm%d, %s zeroinitializer" % (t, t, hm, g, hm),
-            "  %%hrm%s = select i1 %%hasrb, %s %%hm%s, %s zeroinitializer" % (t, hm, t, hm),
-            "  %%hc%s = add i64 %%l, %d" % (t, colno),
-            "  %%hr%s = mul i64 %%hc%s, %%ldc" % (t, t),
-            "  %%ho%s = add i64 %%hr%s, %%orow%d" % (t, t, g),
-            "  %%hcf%s = getelementptr float, float* %%Cs, i64 %%ho%s" % (t, t),
-            "  %%hcp%s = bitcast float* %%hcf%s to %s*" % (t, t, h),
-            "  %%hrf%s = getelementptr float, float* %%Rs, i64 %%ho%s" % (t, t),
-            "  %%hrp%s = bitcast float* %%hrf%s to %s*" % (t, t, h),
-            "  %%hrl%s = call %s @llvm.masked.load.v%df32.%s(%s* %%hrp%s, i32 4, "
-            "%s %%hrm%s, %s %s)" % (t, h, hw, hsfx, h, t, hm, t, h, hnegz),
-            "  %%he%s = fadd %s %%hv%s, %%hrl%s" % (t, h, t, t),
-            "  %%hlt%s = fcmp olt %s %%he%s, %%hlo" % (t, h, t),
-            "  %%heq%s = fcmp oeq %s %%he%s, %%hlo" % (t, h, t),
-            "  %%het%s = and %s %%heq%s, %%htie" % (t, hm, t),
-            "  %%hlw%s = or %s %%hlt%s, %%het%s" % (t, hm, t, t),
-            "  %%hk1%s = select %s %%hlw%s, %s %%hlo, %s %%he%s" % (t, hm, t, h, h, t),
-            "  %%hgt%s = fcmp ogt %s %%hk1%s, %%hhi" % (t, h, t),
-            "  %%hk2%s = select %s %%hgt%s, %s %%hhi, %s %%hk1%s" % (t, hm, t, h, h, t),
-            "  call void @llvm.masked.store.v%df32.%s(%s %%hk2%s, %s* %%hcp%s, i32 4, "
-            "%s %%hm%s)" % (hw, hsfx, h, t, h, t, hm, t)]
+    out = ["  %%hv%s = shufflevector <%d x float> %s, <%d x float> undef, <%d x i32> <%s>"
+           % (t, vw, col, vw, hw, half),
+           "  %%hok%s = icmp ult i64 %d, %%left" % (t, colno),
+           "  %%hm%s = select i1 %%hok%s, %s %%rowm%d, %s zeroinitializer" % (t, t, hm, g, hm),
+           "  %%hc%s = add i64 %%l, %d" % (t, colno),
+           "  %%hr%s = mul i64 %%hc%s, %%ldc" % (t, t),
+           "  %%ho%s = add i64 %%hr%s, %%orow%d" % (t, t, g),
+           "  %%hcf%s = getelementptr float, float* %%Cs, i64 %%ho%s" % (t, t),
+           "  %%hcp%s = bitcast float* %%hcf%s to %s*" % (t, t, h)]
+    value = "%hv" + t
+    if resid:
+        out += ["  %%hrf%s = getelementptr float, float* %%Rs, i64 %%ho%s" % (t, t),
+                "  %%hrp%s = bitcast float* %%hrf%s to %s*" % (t, t, h),
+                "  %%hrl%s = call %s @llvm.masked.load.v%df32.%s(%s* %%hrp%s, i32 4, "
+                "%s %%hm%s, %s %s)" % (t, h, hw, hsfx, h, t, hm, t, h, hnegz),
+                "  %%he%s = fadd %s %%hv%s, %%hrl%s" % (t, h, t, t)]
+        out += _clamp_ir(h, hm, "h" + t, "%he" + t, "%hlo", "%hhi", "%htie")
+        value = "%h" + t + "k2"
+    return out + ["  call void @llvm.masked.store.v%df32.%s(%s %s, %s* %%hcp%s, i32 4, "
+                  "%s %%hm%s)" % (hw, hsfx, h, value, h, t, hm, t)]
+
+
+def _clamp_ir(v, m, t, x, lo, hi, tie):
+    """``%<t>k2 = clamp(x)``: below ``lo`` (or equal with ``tie``: -0.0 at a 0.0
+    bound) goes to lo, above ``hi`` to hi, NaN passes (conv_epilogue.CLAMPS)."""
+    return ["  %%%slt = fcmp olt %s %s, %s" % (t, v, x, lo),
+            "  %%%seq = fcmp oeq %s %s, %s" % (t, v, x, lo),
+            "  %%%set = and %s %%%seq, %s" % (t, m, t, tie),
+            "  %%%slw = or %s %%%slt, %%%set" % (t, m, t, t),
+            "  %%%sk1 = select %s %%%slw, %s %s, %s %s" % (t, m, t, v, lo, v, x),
+            "  %%%sgt = fcmp ogt %s %%%sk1, %s" % (t, v, t, hi),
+            "  %%%sk2 = select %s %%%sgt, %s %s, %s %%%sk1" % (t, m, t, v, hi, v, t)]
 
 
 def _splats(vw, items):
