@@ -3,9 +3,9 @@
 wide enough becomes ``sampan_conv2d_packed`` (ops/defs/fused.py), its filter
 also packed once here into a new parameter ``<filter>@packed`` [g, blocks, K,
 B] for sampan's transposed GEMM kernels (kernels/cpu/gemm_transposed.py,
-conv_transposed.py), where those kernels run; the op takes them at run time for
-up to ``PACKED_MAX_ROWS`` output rows (batch 1) and BLAS with the filter as it
-is for more (kernels/cpu/fused.py).  Runs after the conv fusions and Winograd,
+conv_transposed.py), where those kernels run; at run time the op leaves 1x1
+layers with many rows to BLAS with the filter as it is (14x14 maps past batch
+1: kernels/cpu/fused.py ``PACKED_MAX_ROWS``).  Runs after the conv fusions and Winograd,
 whose ``sampan_conv2d_fusion`` ops it rewrites (bias, residual and activation
 kept; a conv with an input map, a depthwise one and Winograd's stay).
 
@@ -31,7 +31,6 @@ the pixels' K strided rows outrun the prefetchers once they leave L2), hence
 """
 from ..kernels.cpu import gemm_transposed
 from ..kernels.cpu.conv_transposed import pack_filter
-from ..kernels.cpu.fused import PACKED_MAX_ROWS
 from ..program.passes.graph import replace
 from .conv_bias_act import FUSED_CONV
 
@@ -39,7 +38,7 @@ __all__ = ["conv_pack", "PACKED_CONV", "MAX_PIXELS", "MIN_CHANNELS_1X1", "MIN_FL
            "MIN_K", "MIN_GROUP_CHANNELS"]
 
 PACKED_CONV = "sampan_conv2d_packed"
-MAX_PIXELS = PACKED_MAX_ROWS        # per sample: at batch 1 the kernel's rows
+MAX_PIXELS = 256                    # 16x16: 28x28 maps lose at batch 1 (below)
 MIN_CHANNELS_1X1 = 256
 MIN_FLOPS_1X1 = 16e6
 MIN_K = 128

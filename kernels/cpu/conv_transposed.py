@@ -74,10 +74,16 @@ def conv_transposed(x, wp, og, kshape, pads, dil, strides, out, bias=None, resid
     koff = ((np.arange(cg, dtype=np.int64) * rowlen)[:, None] + taps).reshape(-1)
     res = np.empty((n, groups * og, ho, wo), np.float32)
     flat = buf.reshape(-1)
-    for i in range(n):
+    resid = None if residual is None else np.ascontiguousarray(residual, np.float32)
+    if groups == 1:     # the samples as the problems, the filter shared (read once per chunk)
+        gemm_transposed.gemm_tables(
+            flat, roff, koff, wp[0], res.reshape(n, og, ho * wo), bias=bias,
+            residual=None if resid is None else resid.reshape(n, og, ho * wo),
+            clamp=clamp, x_stride=s)
+        return res
+    for i in range(n):  # the groups as the problems, one filter each (small: stays in cache)
         gemm_transposed.gemm_tables(
             flat[i * s:], roff, koff, wp, res[i].reshape(groups, og, ho * wo), bias=bias,
-            residual=None if residual is None else
-            np.ascontiguousarray(residual[i], np.float32).reshape(groups, og, ho * wo),
+            residual=None if resid is None else resid[i].reshape(groups, og, ho * wo),
             clamp=clamp, x_stride=cg * rowlen, shared=False)
     return res

@@ -98,35 +98,42 @@ def sampan_conv2d_winograd(ins, attrs, need):
 sampan_conv2d_winograd.fresh = True
 
 
-# output rows (samples x pixels) up to which a packed conv takes the transposed
-# kernels: batch 1 on 7x7 and 14x14 maps (ResNeXt-50 at batch 1 105 -> 98.5 ms
-# with its 1x1 layers packed, MobileNetV1 15.6 -> 14.3).  More rows stream the
-# packed filter once per chunk of them where BLAS blocks both operands:
-# ResNeXt-50 at batch 16 ran 1.17x slower through the kernel (28x28 maps at
-# batch 1, 784 rows, 1.15x)
+# where a packed conv takes the transposed kernels at batch > 1: a 1x1 layer
+# whose outputs have more than PACKED_MAX_PIXELS pixels per sample and more
+# than PACKED_MAX_ROWS rows in all keeps BLAS (ResNet-50 at batch 16: its 14x14
+# 1x1 layers took 1.1-1.2x BLAS's time through the kernel, whose column chunks
+# re-read every sample's input; ResNeXt-50's 28x28 ones at batch 1, 784 rows,
+# 1.15x); 7x7 maps (BLAS folds their samples into one product: 0.92x) and
+# every kxk layer (grouped: per sample with the small filter in cache;
+# ungrouped strided: 0.83-0.93x) take the kernels at any batch
 PACKED_MAX_ROWS = 256
+PACKED_MAX_PIXELS = 100
 
 
 def conv_packed(x, w, wp, b, resid, attrs):
     """A fused convolution from its filter ``w`` and that filter packed by
-    conv_transposed.pack_filter (``wp`` [g, blocks, K, B]).  Up to
-    ``PACKED_MAX_ROWS`` output rows it runs on the transposed kernels: a 1x1
-    unpadded ungrouped layer reads its (C, pixels) input in place (the samples
-    in one call), any other through conv_transposed's layout; the outputs are
-    written in NCHW with the bias, the residual and a clamp activation (none,
-    relu, relu6) in the stores, another activation after.  Else (more rows,
-    float64, no such kernel, a filter packed for another width)
+    conv_transposed.pack_filter (``wp`` [g, blocks, K, B]) on the transposed
+    kernels: a 1x1 unpadded ungrouped layer reads its (C, pixels) input in
+    place (the samples in one call), any other through conv_transposed's
+    layout; the outputs are written in NCHW with the bias, the residual and a
+    clamp activation (none, relu, relu6) in the stores, another activation
+    after.  Where they do not pay (a 1x1 layer with many rows per sample and
+    in all, ``PACKED_MAX_PIXELS`` and ``PACKED_MAX_ROWS``) or do not run
+    (float64, no such kernel, a filter packed for another width),
     ``conv_forward`` runs with ``w``, as sampan_conv2d_fusion does."""
     pads, dil, strides, out = conv_geometry(x.shape[2:], w.shape[2:], attrs)
     g, act = attrs["groups"], attrs["activation"]
     n, c = x.shape[:2]
     o = w.shape[0]
     clamp = CLAMPS.get(act)
-    if n * out[0] * out[1] > PACKED_MAX_ROWS or x.dtype != np.float32 or \
-            not gemm_transposed.available() or wp.shape[-1] != gemm_transposed.width(o // g):
+    one_by_one = w.shape[2:] == (1, 1) and g == 1 and dil == (1, 1) and not any(map(any, pads))
+    pixels = out[0] * out[1]
+    if (one_by_one and pixels > PACKED_MAX_PIXELS and n * pixels > PACKED_MAX_ROWS) or \
+            x.dtype != np.float32 or not gemm_transposed.available() or \
+            wp.shape[-1] != gemm_transposed.width(o // g):
         return conv_forward(x, w, g, pads, dil, strides, out, bias=b,
                             epilogue=epilogue(act, attrs["alpha"], x.dtype, resid))
-    if w.shape[2:] == (1, 1) and g == 1 and dil == (1, 1) and not any(map(any, pads)):
+    if one_by_one:
         sub = x if strides == (1, 1) else x[:, :, ::strides[0], ::strides[1]]
         x3 = np.ascontiguousarray(sub, np.float32).reshape(n, c, -1)
         res = np.empty((n, o) + tuple(out), np.float32)

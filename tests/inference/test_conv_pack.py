@@ -6,8 +6,8 @@ equals the float64 product with any row count (partial row blocks), column
 count (every block width, partial blocks), batch, bias, residual and clamp;
 the op equals the convolution (1x1 read in place; any kernel size, stride,
 padding, dilation and groups through the padded layout) with every
-activation, by the kernels at batch 1 and by BLAS past ``PACKED_MAX_ROWS``
-rows; the pass rewrites exactly the eligible fused convs and the optimized
+activation, by the kernels, or by BLAS for 1x1 layers with many rows per
+sample and in all; the pass rewrites exactly the eligible fused convs and the optimized
 predictor's outputs equal the unoptimized one's; bad shapes are named."""
 import numpy as np
 import pytest
@@ -155,7 +155,8 @@ GEOMETRIES = [
     (1, (14, 14), 1, 1, (24, 70), (2, 2), (0, 0), (1, 1)),
     (1, (5, 9), 1, 1, (24, 70), (1, 2), (0, 0), (1, 1)),
     (2, (7, 7), 1, 1, (24, 70), (1, 1), (0, 0), (1, 1)),
-    (8, (7, 7), 1, 1, (24, 70), (1, 1), (0, 0), (1, 1)),       # 392 rows: the BLAS path
+    (8, (7, 7), 1, 1, (24, 70), (1, 1), (0, 0), (1, 1)),       # 392 rows of 7x7 maps
+    (2, (14, 14), 1, 1, (24, 70), (1, 1), (0, 0), (1, 1)),     # 392 rows of 14x14: BLAS
     (1, (14, 14), 3, 32, (512, 512), (1, 1), (1, 1), (1, 1)),  # ResNeXt's grouped layers
     (1, (14, 14), 3, 32, (1024, 1024), (2, 2), (1, 1), (1, 1)),
     (2, (7, 7), 3, 4, (32, 80), (1, 1), (1, 1), (1, 1)),        # 20 per group: 32-wide blocks
@@ -196,14 +197,17 @@ def test_large_batches_and_foreign_packings_take_blas(monkeypatch):
     F.conv_packed(x, w, wp, None, None, _attrs())
     assert len(calls) == 1                                    # 49 rows: the kernel
     monkeypatch.setattr(F, "PACKED_MAX_ROWS", 48)
+    F.conv_packed(x, w, wp, None, None, _attrs())
+    assert len(calls) == 2                                    # 7x7 maps: the kernel still
+    monkeypatch.setattr(F, "PACKED_MAX_PIXELS", 48)
     got = F.conv_packed(x, w, wp, None, None, _attrs())
-    assert len(calls) == 1                                    # 49 > 48: BLAS
+    assert len(calls) == 2                                    # 49 > 48 both: BLAS
     want = _conv_ref(x, w, None, None, "")
     assert np.abs(got - want).max() <= TOL * np.abs(want).max()
     monkeypatch.setattr(F, "PACKED_MAX_ROWS", 256)
     narrow = np.zeros((1, 2, 16, 32), np.float32)             # packed for 32-column blocks
     got = F.conv_packed(x, w, narrow, None, None, _attrs())
-    assert len(calls) == 1 and np.abs(got - want).max() <= TOL * np.abs(want).max()
+    assert len(calls) == 2 and np.abs(got - want).max() <= TOL * np.abs(want).max()
 
 
 class Net(paddle.nn.Layer):
@@ -261,7 +265,7 @@ def test_pass_rewrites_the_eligible_convs_and_keeps_the_outputs(tmp_path, monkey
     assert pass_mod.PACKED_CONV not in _types(off)
     assert "sampan_conv_pack_pass: sampan_conv2d_fusion x5 -> " \
            "sampan_conv2d_packed x5" in fast.explain()
-    for n in (1, 3):        # 196 rows: the kernels; 588: BLAS with the filter as it is
+    for n in (1, 3):        # at 3, self.a (588 rows of 14x14) takes BLAS with the filter
         x = np.random.RandomState(n).standard_normal([n, c, 14, 14]).astype("float32")
         for want, got in zip(plain.run([x]), fast.run([x])):
             assert np.abs(got - want).max() <= TOL * np.abs(want).max()
