@@ -7,7 +7,8 @@ conv_transposed.py), where those kernels run; at run time the op leaves 1x1
 layers with many rows to BLAS with the filter as it is (14x14 maps past batch
 1: kernels/cpu/fused.py ``PACKED_MAX_ROWS``).  Runs after the conv fusions and Winograd,
 whose ``sampan_conv2d_fusion`` ops it rewrites (bias, residual and activation
-kept; a conv with an input map, a depthwise one and Winograd's stay).
+and an input map kept: DenseNet's BN-ReLU-conv maps its input first; a depthwise
+conv and Winograd's stay).
 
 Why: BLAS and the pixel-vector kernel (conv_implicit.py) run output pixels
 along their vectors, and on 7x7 and 14x14 maps the 49 or 196 pixels (plus the
@@ -44,7 +45,7 @@ MIN_FLOPS_1X1 = 16e6
 MIN_K = 128
 MIN_GROUP_CHANNELS = 16
 _ATTRS = ("strides", "paddings", "padding_algorithm", "dilations", "groups", "data_format",
-          "activation", "alpha")
+          "activation", "alpha", "in_activation")
 
 
 def _eligible(op, params):
@@ -53,7 +54,6 @@ def _eligible(op, params):
     w = params.get(op.input("Filter")[0])
     g = op.attr("groups")
     if w is None or w.ndim != 4 or w.dtype != "float32" or w.shape[1] == 1 or \
-            any(op.input(s) for s in ("InScale", "InShift") if s in op.input_names) or \
             op.attr("data_format") not in ("NCHW", "AnyLayout") or w.shape[0] % g:
         return False
     out = op.block.var(op.output("Output")[0]).shape
@@ -81,7 +81,7 @@ def conv_pack(p, params, feeds, fetch_src):
             block.create_var(name=pname, shape=list(params[pname].shape),
                              dtype=params[pname].dtype, persistable=True)
         inputs = {"Input": op.input("Input"), "Filter": [wname], "PackedFilter": [pname]}
-        for slot in ("Bias", "ResidualData"):          # both optional
+        for slot in ("Bias", "ResidualData", "InScale", "InShift"):     # all optional
             if slot in op.input_names and op.input(slot):
                 inputs[slot] = op.input(slot)
         replace(block, [op], op, PACKED_CONV, inputs, {"Output": op.output("Output")},

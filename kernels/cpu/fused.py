@@ -110,7 +110,7 @@ PACKED_MAX_ROWS = 256
 PACKED_MAX_PIXELS = 100
 
 
-def conv_packed(x, w, wp, b, resid, attrs):
+def conv_packed(x, w, wp, b, resid, attrs, scale=None, shift=None):
     """A fused convolution from its filter ``w`` and that filter packed by
     conv_transposed.pack_filter (``wp`` [g, blocks, K, B]) on the transposed
     kernels: a 1x1 unpadded ungrouped layer reads its (C, pixels) input in
@@ -120,8 +120,14 @@ def conv_packed(x, w, wp, b, resid, attrs):
     after.  Where they do not pay (a 1x1 layer with many rows per sample and
     in all, ``PACKED_MAX_PIXELS`` and ``PACKED_MAX_ROWS``) or do not run
     (float64, no such kernel, a filter packed for another width),
-    ``conv_forward`` runs with ``w``, as sampan_conv2d_fusion does."""
+    ``conv_forward`` runs with ``w``, as sampan_conv2d_fusion does.  An input
+    map (``scale``/``shift``, conv_prologue.py) is applied to the whole input
+    first on the kernels' path, per sample by conv_forward on its own."""
     pads, dil, strides, out = conv_geometry(x.shape[2:], w.shape[2:], attrs)
+    pro = None
+    if scale is not None:
+        mapping = prologue(attrs["in_activation"] == "relu", x.dtype)
+        pro = lambda a, dst=None: mapping(a, scale, shift, dst)     # noqa: E731
     g, act = attrs["groups"], attrs["activation"]
     n, c = x.shape[:2]
     o = w.shape[0]
@@ -132,7 +138,10 @@ def conv_packed(x, w, wp, b, resid, attrs):
             x.dtype != np.float32 or not gemm_transposed.available() or \
             wp.shape[-1] != gemm_transposed.width(o // g):
         return conv_forward(x, w, g, pads, dil, strides, out, bias=b,
-                            epilogue=epilogue(act, attrs["alpha"], x.dtype, resid))
+                            epilogue=epilogue(act, attrs["alpha"], x.dtype, resid),
+                            prologue=pro)
+    if pro is not None:
+        x = pro(np.ascontiguousarray(x))
     if one_by_one:
         sub = x if strides == (1, 1) else x[:, :, ::strides[0], ::strides[1]]
         x3 = np.ascontiguousarray(sub, np.float32).reshape(n, c, -1)
@@ -148,8 +157,8 @@ def conv_packed(x, w, wp, b, resid, attrs):
 
 @kernel("sampan_conv2d_packed", dtypes=FLOATS)
 def sampan_conv2d_packed(ins, attrs, need):
-    x, w, wp, b, resid = ins
-    return (conv_packed(x, w, wp, b, resid, attrs),)
+    x, w, wp, b, resid, scale, shift = ins
+    return (conv_packed(x, w, wp, b, resid, attrs, scale, shift),)
 
 
 sampan_conv2d_packed.fresh = True

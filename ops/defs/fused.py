@@ -85,11 +85,11 @@ def _check_residual(op, r, out):
         raise OpError(f"{op}: ResidualData must be {out.dtype} like the output, got {r.dtype}")
 
 
-def _conv_fusion_infer(metas, attrs):
-    from .nn_conv import _conv_infer
-    x, w, b, r, sc, sh = metas
+def _check_in_map(op, x, sc, sh, attrs):
+    """The optional input map: InScale and InShift together, one value per input
+    channel each, in_activation '' or 'relu'."""
     if (sc is None) != (sh is None) or attrs["in_activation"] not in ("", "relu"):
-        raise OpError(f"sampan_conv2d_fusion: InScale and InShift go together, and "
+        raise OpError(f"{op}: InScale and InShift go together, and "
                       f"in_activation must be '' or 'relu', got "
                       f"{'InScale' if sc is not None else 'no InScale'}, "
                       f"{'InShift' if sh is not None else 'no InShift'}, "
@@ -97,8 +97,14 @@ def _conv_fusion_infer(metas, attrs):
     for name, m in (("InScale", sc), ("InShift", sh)):
         if m is not None and (len(m.shape) != 1 or -1 not in (m.shape[0], x.shape[1]) and
                               m.shape[0] != x.shape[1]):
-            raise OpError(f"sampan_conv2d_fusion: {name} must be 1-D with one value per "
+            raise OpError(f"{op}: {name} must be 1-D with one value per "
                           f"input channel ({x.shape[1]}), got shape {list(m.shape)}")
+
+
+def _conv_fusion_infer(metas, attrs):
+    from .nn_conv import _conv_infer
+    x, w, b, r, sc, sh = metas
+    _check_in_map("sampan_conv2d_fusion", x, sc, sh, attrs)
     if attrs["activation"] not in CONV_ACTIVATIONS:
         raise OpError(f"sampan_conv2d_fusion: activation must be one of "
                       f"{list(CONV_ACTIVATIONS)}, got '{attrs['activation']}'")
@@ -179,12 +185,14 @@ _declare_winograd()
 # Filter [O, C/g, kh, kw] also packed once by the pass that writes the op
 # (inference/conv_pack.py): per group the (C/g * kh * kw, O/g) transpose in
 # column blocks for sampan's transposed GEMM kernels, PackedFilter [g, blocks,
-# C/g * kh * kw, B].  The kernel takes the packed form for few output rows
-# (batch 1 on small maps), the Filter else.
+# C/g * kh * kw, B].  The kernel takes the packed form where it pays, the Filter
+# else; an optional input map (InScale/InShift/in_activation) as in
+# ``sampan_conv2d_fusion``.
 def _conv_packed_infer(metas, attrs):
     from .nn_conv import _conv_infer
-    x, w, wp, b, r = metas
+    x, w, wp, b, r, sc, sh = metas
     op = "sampan_conv2d_packed"
+    _check_in_map(op, x, sc, sh, attrs)
     if attrs["activation"] not in CONV_ACTIVATIONS:
         raise OpError(f"{op}: activation must be one of {list(CONV_ACTIVATIONS)}, got "
                       f"'{attrs['activation']}'")
@@ -210,8 +218,10 @@ def _conv_packed_infer(metas, attrs):
 
 def _declare_conv_packed():
     from .nn_conv import _CONV_ATTRS
-    defop("sampan_conv2d_packed", "Input Filter PackedFilter Bias? ResidualData?", "Output",
-          _CONV_ATTRS + (("activation", "STRING", ""), ("alpha", "FLOAT", 0.0)),
+    defop("sampan_conv2d_packed",
+          "Input Filter PackedFilter Bias? ResidualData? InScale? InShift?", "Output",
+          _CONV_ATTRS + (("activation", "STRING", ""), ("alpha", "FLOAT", 0.0),
+                         ("in_activation", "STRING", "")),
           infer=_conv_packed_infer, same_dtype=("Input", "Filter", "PackedFilter", "Bias"))
 
 

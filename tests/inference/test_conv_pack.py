@@ -187,6 +187,28 @@ def test_packed_op_equals_the_convolution(geometry, act, with_resid):
     assert np.abs(got - want).max() <= TOL * np.abs(want).max()
 
 
+@pytest.mark.parametrize("n,hw,relu", [(1, (7, 7), True), (1, (14, 14), False),
+                                       (4, (7, 7), True), (2, (14, 14), True)])
+def test_input_map_is_applied_first(n, hw, relu):
+    """DenseNet's BN-ReLU-conv: relu(x * scale + shift) then the 1x1 conv, by the
+    kernel (maps of 49 pixels, or batch 1) or BLAS (392 rows of 14x14)."""
+    rs = np.random.RandomState(n + hw[0])
+    c, o = 40, 24
+    x = rs.standard_normal((n, c) + hw).astype(np.float32)
+    w = rs.standard_normal((o, c, 1, 1)).astype(np.float32)
+    b = rs.standard_normal(o).astype(np.float32)
+    scale = rs.uniform(0.5, 2, c).astype(np.float32)
+    shift = rs.standard_normal(c).astype(np.float32)
+    attrs = dict(_attrs(act="relu"), in_activation="relu" if relu else "")
+    got = F.conv_packed(x, w, pack_filter(w, 1), b, None, attrs, scale, shift)
+    mapped = x.astype(np.float64) * scale[:, None, None] + shift[:, None, None]
+    want = _conv_ref(np.maximum(mapped, 0) if relu else mapped, w, b, None, "relu")
+    assert np.abs(got - want).max() <= TOL * np.abs(want).max()
+    x_before = x.copy()
+    F.conv_packed(x, w, pack_filter(w, 1), b, None, attrs, scale, shift)
+    assert np.array_equal(x, x_before)                      # the map wrote no input
+
+
 def test_large_batches_and_foreign_packings_take_blas(monkeypatch):
     rs = np.random.RandomState(5)
     x = rs.standard_normal((1, 16, 7, 7)).astype(np.float32)
@@ -271,6 +293,41 @@ def test_pass_rewrites_the_eligible_convs_and_keeps_the_outputs(tmp_path, monkey
             assert np.abs(got - want).max() <= TOL * np.abs(want).max()
 
 
+class DenseBlock(paddle.nn.Layer):
+    """DenseNet's pre-activation layer on a 7x7 map: BN -> relu -> 1x1 conv (the
+    affine map becomes the fused conv's input map, and the pass keeps it)."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.bn = paddle.nn.BatchNorm2D(c)
+        self.conv = paddle.nn.Conv2D(c, 48, 1, bias_attr=False)
+
+    def forward(self, x):
+        return self.conv(paddle.nn.functional.relu(self.bn(x)))
+
+
+def test_pass_keeps_the_input_map(tmp_path, monkeypatch):
+    c = 64
+    monkeypatch.setattr(pass_mod, "MIN_CHANNELS_1X1", c)
+    monkeypatch.setattr(pass_mod, "MIN_FLOPS_1X1", 0)
+    paddle.seed(5)
+    net = DenseBlock(c)
+    for p in (net.bn.weight, net.bn.bias, net.bn._mean, net.bn._variance):  # a trained BN
+        p.set_value(np.random.RandomState(len(p.name)).uniform(0.5, 1.5, c).astype("float32"))
+    net.eval()
+    prefix = str(tmp_path / "m")
+    paddle.jit.save(net, prefix, input_spec=[InputSpec([None, c, 7, 7], "float32")])
+    plain, fast = _predictor(prefix, False), _predictor(prefix, True)
+    ops = fast._core.program.global_block().ops
+    packed = [op for op in ops if op.type == pass_mod.PACKED_CONV]
+    assert len(packed) == 1 and packed[0].input("InScale") and \
+        packed[0].attr("in_activation") == "relu"
+    for n in (1, 5):
+        x = np.random.RandomState(n).standard_normal([n, c, 7, 7]).astype("float32")
+        (want,), (got,) = plain.run([x]), fast.run([x])
+        assert np.abs(got - want).max() <= TOL * np.abs(want).max()
+
+
 def test_large_maps_and_unknown_sizes_keep_blas(tmp_path, monkeypatch):
     monkeypatch.setattr(pass_mod, "MIN_CHANNELS_1X1", 32)
     monkeypatch.setattr(pass_mod, "MIN_FLOPS_1X1", 0)
@@ -289,21 +346,32 @@ def test_bad_shapes_are_named():
     blk = T.width(6)
     x, w, b = Meta((1, 4, 7, 7), "float32"), Meta((6, 4, 1, 1), "float32"), Meta((6,), "float32")
     wp = Meta((1, 1, 4, blk), "float32")
-    (m,) = op.infer_meta([x, w, wp, b, None], dict(attrs, strides=[2, 2]))
+    sc = Meta((4,), "float32")
+
+    def infer(*metas, resid=None, scale=None, shift=None, **kw):
+        return op.infer_meta(list(metas) + [resid, scale, shift], dict(attrs, **kw))
+
+    (m,) = infer(x, w, wp, b, strides=[2, 2])
     assert tuple(m.shape) == (1, 6, 4, 4)
-    (m,) = op.infer_meta([x, Meta((6, 2, 3, 3), "float32"), Meta((2, 1, 18, blk), "float32"),
-                          b, None], dict(attrs, groups=2, paddings=[1, 1]))
+    (m,) = infer(x, Meta((6, 2, 3, 3), "float32"), Meta((2, 1, 18, blk), "float32"), b,
+                 groups=2, paddings=[1, 1])
+    assert tuple(m.shape) == (1, 6, 7, 7)
+    (m,) = infer(x, w, wp, b, scale=sc, shift=sc, in_activation="relu")
     assert tuple(m.shape) == (1, 6, 7, 7)
     with pytest.raises(OpError, match=r"packed Filter \[g, blocks, K, width\]"):
-        op.infer_meta([x, w, Meta((1, 4, blk), "float32"), b, None], attrs)
+        infer(x, w, Meta((1, 4, blk), "float32"), b)
     with pytest.raises(OpError, match="does not hold Filter"):
-        op.infer_meta([x, w, Meta((1, 1, 5, blk), "float32"), b, None], attrs)
+        infer(x, w, Meta((1, 1, 5, blk), "float32"), b)
     with pytest.raises(OpError, match="does not hold Filter"):
-        op.infer_meta([x, Meta((6, 2, 3, 3), "float32"), Meta((1, 1, 18, blk), "float32"),
-                       b, None], dict(attrs, groups=2, paddings=[1, 1]))
+        infer(x, Meta((6, 2, 3, 3), "float32"), Meta((1, 1, 18, blk), "float32"), b,
+              groups=2, paddings=[1, 1])
     with pytest.raises(OpError, match="Bias must be 1-D"):
-        op.infer_meta([x, w, wp, Meta((5,), "float32"), None], attrs)
+        infer(x, w, wp, Meta((5,), "float32"))
     with pytest.raises(OpError, match="activation must be one of"):
-        op.infer_meta([x, w, wp, b, None], dict(attrs, activation="gelu"))
+        infer(x, w, wp, b, activation="gelu")
     with pytest.raises(OpError, match=r"ResidualData must have the output's shape"):
-        op.infer_meta([x, w, wp, b, Meta((1, 6, 7, 6), "float32")], attrs)
+        infer(x, w, wp, b, resid=Meta((1, 6, 7, 6), "float32"))
+    with pytest.raises(OpError, match="InScale and InShift go together"):
+        infer(x, w, wp, b, scale=sc)
+    with pytest.raises(OpError, match="InShift must be 1-D with one value per input channel"):
+        infer(x, w, wp, b, scale=sc, shift=Meta((5,), "float32"))

@@ -102,7 +102,8 @@ def _packed_fc_case(relu, lead, seed):
 CASES += [_packed_fc_case(False, (3,), 50), _packed_fc_case(True, (2, 5), 60)]
 
 
-def _packed_case(act, stride, n, seed, dtype="float64", k=1, groups=1, c=5, o=70):
+def _packed_case(act, stride, n, seed, dtype="float64", k=1, groups=1, c=5, o=70,
+                 in_map=False):
     """sampan_conv2d_packed takes the filter and, per group, its (K, O/g)
     transpose in column blocks of the transposed GEMM kernels' width (16, 32 or
     48 with AVX-512; a host without those kernels runs the filter as it is)."""
@@ -118,18 +119,29 @@ def _packed_case(act, stride, n, seed, dtype="float64", k=1, groups=1, c=5, o=70
             part = wt[:, j * width:(j + 1) * width]
             packed[g, j, :, :part.shape[1]] = part
     pad = k // 2
-    return Case("sampan_conv2d_packed",
-                {"Input": rand(n, c, 6, 7, seed=seed, dtype=dtype) * 3, "Filter": filt,
-                 "PackedFilter": packed, "Bias": rand(o, seed=seed + 2, dtype=dtype)},
-                {"strides": [stride, stride], "paddings": [pad, pad], "groups": groups,
-                 "activation": act},
-                ref=lambda Input, Filter, PackedFilter, Bias:
-                    _conv_ref(act, stride=stride, pad=pad, groups=groups)(Input, Filter, Bias),
-                grad=False, rtol=1e-5, atol=1e-5,
-                id=f"sampan_conv2d_packed_{act or 'none'}_k{k}_g{groups}_s{stride}_n{n}_{dtype}")
+    ins = {"Input": rand(n, c, 6, 7, seed=seed, dtype=dtype) * 3, "Filter": filt,
+           "PackedFilter": packed, "Bias": rand(o, seed=seed + 2, dtype=dtype)}
+    attrs = {"strides": [stride, stride], "paddings": [pad, pad], "groups": groups,
+             "activation": act}
+    conv = _conv_ref(act, stride=stride, pad=pad, groups=groups)
+
+    def ref(Input, Filter, PackedFilter, Bias, InScale=None, InShift=None):
+        if InScale is not None:     # DenseNet's BN-ReLU before the conv
+            Input = np.maximum(Input * InScale[:, None, None] + InShift[:, None, None], 0)
+        return conv(Input, Filter, Bias)
+
+    if in_map:
+        ins.update(InScale=rand(c, seed=seed + 3, dtype=dtype) + 1.5,
+                   InShift=rand(c, seed=seed + 4, dtype=dtype))
+        attrs["in_activation"] = "relu"
+    return Case("sampan_conv2d_packed", ins, attrs, ref=ref, grad=False, rtol=1e-5, atol=1e-5,
+                id=f"sampan_conv2d_packed_{act or 'none'}_k{k}_g{groups}_s{stride}_n{n}_{dtype}"
+                   + ("_in_map" if in_map else ""))
 
 
 CASES += [_packed_case("relu", 1, 1, 70, "float32"), _packed_case("", 2, 2, 80, "float32"),
           _packed_case("relu", 1, 1, 75), _packed_case("hard_swish", 1, 2, 90),
           _packed_case("relu6", 2, 1, 100, "float32", k=3, groups=2, c=6, o=40),
-          _packed_case("", 1, 2, 110, "float32", k=3, c=4, o=20)]
+          _packed_case("", 1, 2, 110, "float32", k=3, c=4, o=20),
+          _packed_case("relu", 1, 1, 120, "float32", in_map=True),
+          _packed_case("", 1, 2, 130, in_map=True)]
