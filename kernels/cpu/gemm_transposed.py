@@ -28,7 +28,9 @@ from . import gemm_kernel as G
 
 __all__ = ["available", "width", "pack", "gemm", "gemm_tables"]
 
-_RAMPS = {}
+_RAMPS = {}              # (n, step) -> (int64 arange(n) * step, its address)
+_NEG_ZEROS = {}          # columns -> (-0.0s: the bias of none, their address)
+_SHAPES = [None, None]   # the compiled kernels' table, {block width: (mr, nr, function)}
 
 
 def available():
@@ -37,12 +39,17 @@ def available():
 
 
 def _shapes():
-    """{block width: (mr, nr)} of the compiled kernels."""
-    if not available():
-        raise RuntimeError("gemm_transposed: the transposed GEMM kernels are not available on "
-                           "this host (check gemm_transposed.available() first)")
-    vw = G._STATE["fn"][1]
-    return {nr * vw: (mr, nr) for mr, nr in G.TRANS_SHAPES}
+    """{block width: (mr, nr, function)} of the compiled kernels (made once per
+    compiled table)."""
+    fn = G._STATE.get("fn")
+    if _SHAPES[0] is not fn or fn is None:
+        if not available():
+            raise RuntimeError("gemm_transposed: the transposed GEMM kernels are not available "
+                               "on this host (check gemm_transposed.available() first)")
+        fn = G._STATE["fn"]
+        vw = fn[1]
+        _SHAPES[:] = [fn, {nr * vw: (mr, nr, fn[0][("t", mr, nr)]) for mr, nr in G.TRANS_SHAPES}]
+    return _SHAPES[1]
 
 
 def width(columns):
@@ -59,12 +66,13 @@ def pack(b, columns=None):
 
 
 def _ramp(n, step):
-    """int64 ``arange(n) * step``, made once per (n, step)."""
+    """(int64 ``arange(n) * step``, its address), made once per (n, step)."""
     got = _RAMPS.get((n, step))
     if got is None:
         if len(_RAMPS) > 256:
             _RAMPS.clear()
-        got = _RAMPS[(n, step)] = np.arange(n, dtype=np.int64) * step
+        a = np.arange(n, dtype=np.int64) * step
+        got = _RAMPS[(n, step)] = (a, a.ctypes.data)
     return got
 
 
@@ -108,13 +116,16 @@ def gemm_tables(x, roff, koff, xp, out, bias=None, residual=None, clamp=None, x_
     if not shared and (xp.ndim != 4 or xp.shape[0] != p):
         raise ValueError("gemm_transposed: one packed operand per problem needs (%d, blocks, "
                          "K, width); got %s" % (p, xp.shape))
-    return _run(x.ctypes.data, roff, koff, xp if shared else xp[0], out, bias, residual, clamp,
-                x_stride, 0 if shared else xp[0].size, True)
+    return _run(x.ctypes.data, (roff, roff.ctypes.data), (koff, koff.ctypes.data),
+                xp if shared else xp[0], out, bias, residual, clamp, x_stride,
+                0 if shared else xp[0].size, True)
 
 
 def _run(xaddr, roff, koff, xp, out, bias, residual, clamp, x_stride, packed_stride, batched):
+    """The call: ``roff``/``koff`` are (table, address) pairs."""
     shapes = _shapes()
     blk = xp.shape[-1] if xp.ndim == 3 else -1
+    (roff, roff_addr), (koff, koff_addr) = roff, koff
     r, k = roff.size, koff.size
     if xp.dtype != np.float32 or xp.ndim != 3 or not xp.flags.c_contiguous or \
             blk not in shapes or xp.shape[1] != k:
@@ -139,21 +150,33 @@ def _run(xaddr, roff, koff, xp, out, bias, residual, clamp, x_stride, packed_str
                          "as out %s %s; got %s %s %s" % (out.shape, out.strides, residual.dtype,
                                                          residual.shape, residual.strides))
     per_problem = packed_stride != 0
-    if bias is None:
-        b_arr, bsamp = np.full(c, -0.0, np.float32), 0
+    if bias is None:       # (the tables and arrays stay referenced here through the call)
+        b_arr, bsamp = _neg_zeros(c), 0
+        b_addr = b_arr[1]
     else:
         b_arr = np.ascontiguousarray(bias, np.float32)
         want = (nb * c,) if per_problem else (c,)
         if b_arr.shape != want:
             raise ValueError("gemm_transposed: bias must be %s; got %s" % (want, b_arr.shape))
-        bsamp = c if per_problem else 0
+        b_addr, bsamp = b_arr.ctypes.data, c if per_problem else 0
     lo, hi, tie = (-np.inf, np.inf, False) if clamp is None else clamp
-    mr, nr = shapes[blk]
-    G._STATE["fn"][0][("t", mr, nr)](
-        xaddr, xp.ctypes.data, _ramp(k, blk).ctypes.data, out.ctypes.data,
-        b_arr.ctypes.data, (out if residual is None else residual).ctypes.data,
-        roff.ctypes.data, koff.ctypes.data,
-        k, out.strides[-2] // 4, r, max(1, G._CHUNK_BYTES // (k * blk * 4)), xp[0].size,
-        int(residual is not None), float(lo), float(hi), int(bool(tie)), c, nb, x_stride,
-        packed_stride, out.strides[0] // 4 if batched else 0, bsamp)
+    mr, nr, fn = shapes[blk]
+    out_addr = out.ctypes.data
+    xoff = _ramp(k, blk)
+    fn(xaddr, xp.ctypes.data, xoff[1], out_addr, b_addr,
+       out_addr if residual is None else residual.ctypes.data, roff_addr, koff_addr,
+       k, out.strides[-2] // 4, r, max(1, G._CHUNK_BYTES // (k * blk * 4)), xp[0].size,
+       int(residual is not None), float(lo), float(hi), int(bool(tie)), c, nb, x_stride,
+       packed_stride, out.strides[0] // 4 if batched else 0, bsamp)
     return out
+
+
+def _neg_zeros(c):
+    """(``c`` -0.0s, their address): no bias, the identity of IEEE addition."""
+    got = _NEG_ZEROS.get(c)
+    if got is None:
+        if len(_NEG_ZEROS) > 256:
+            _NEG_ZEROS.clear()
+        a = np.full(c, -0.0, np.float32)
+        got = _NEG_ZEROS[c] = (a, a.ctypes.data)
+    return got
