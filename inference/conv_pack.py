@@ -37,12 +37,20 @@ from ..program.passes.graph import replace
 from .conv_bias_act import FUSED_CONV
 
 __all__ = ["conv_pack", "PACKED_CONV", "MAX_PIXELS", "MIN_CHANNELS_1X1", "MIN_FLOPS_1X1",
-           "MIN_K", "MIN_GROUP_CHANNELS"]
+           "SMALL_MAP_PIXELS", "MIN_CHANNELS_1X1_SMALL_MAP", "MIN_FLOPS_1X1_SMALL_MAP", "MIN_K",
+           "MIN_GROUP_CHANNELS"]
 
 PACKED_CONV = "sampan_conv2d_packed"
 MAX_PIXELS = 256                    # 16x16: 28x28 maps lose at batch 1 (below)
 MIN_CHANNELS_1X1 = 256
 MIN_FLOPS_1X1 = 16e6
+# on 7x7 and 8x8 maps BLAS's 49-64 columns are narrower still: 1x1 layers from
+# 128 input channels and 4 MFLOP pay (49 x 160 -> 960 0.93x, 49 x 960 -> 320
+# 0.87x BLAS's time; MobileNetV2 at batch 1 and 16 0.98x and 0.97x, V3-small b1
+# 0.97x, DenseNet-121 0.98x, ShuffleNetV2 and SqueezeNet even)
+SMALL_MAP_PIXELS = 64
+MIN_CHANNELS_1X1_SMALL_MAP = 128
+MIN_FLOPS_1X1_SMALL_MAP = 4e6
 MIN_K = 128
 MIN_GROUP_CHANNELS = 16
 _ATTRS = ("strides", "paddings", "padding_algorithm", "dilations", "groups", "data_format",
@@ -62,7 +70,9 @@ def _eligible(op, params):
         return False            # unknown or large maps: the BLAS and pixel-vector paths
     pixels, o = out[2] * out[3], w.shape[0]
     if w.shape[2:] == (1, 1) and g == 1:
-        return w.shape[1] >= MIN_CHANNELS_1X1 and 2 * pixels * o * w.shape[1] >= MIN_FLOPS_1X1
+        small = pixels <= SMALL_MAP_PIXELS
+        return w.shape[1] >= (MIN_CHANNELS_1X1_SMALL_MAP if small else MIN_CHANNELS_1X1) and \
+            2 * pixels * o * w.shape[1] >= (MIN_FLOPS_1X1_SMALL_MAP if small else MIN_FLOPS_1X1)
     return w[0].size >= MIN_K and o // g >= MIN_GROUP_CHANNELS
 
 

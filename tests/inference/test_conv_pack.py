@@ -276,10 +276,32 @@ def _types(pred):
     return [op.type for op in pred._core.program.global_block().ops]
 
 
+def _low_thresholds(monkeypatch, channels):
+    """The 1x1 rules down to ``channels`` input channels and any work (small nets)."""
+    for name, value in (("MIN_CHANNELS_1X1", channels), ("MIN_FLOPS_1X1", 0),
+                        ("MIN_CHANNELS_1X1_SMALL_MAP", channels), ("MIN_FLOPS_1X1_SMALL_MAP", 0)):
+        monkeypatch.setattr(pass_mod, name, value)
+
+
+@pytest.mark.parametrize("hw,taken", [((7, 7), True), ((8, 8), True), ((14, 14), False)])
+def test_small_maps_take_narrower_1x1_layers(tmp_path, hw, taken):
+    """128 -> 384 channels: on 7x7 and 8x8 maps the small-map rule (128 input
+    channels, 4 MFLOP) takes it, on 14x14 the general one (256) does not."""
+    paddle.seed(3)
+    net = paddle.nn.Conv2D(128, 384, 1)
+    net.eval()
+    prefix = str(tmp_path / "m")
+    paddle.jit.save(net, prefix, input_spec=[InputSpec([None, 128, *hw], "float32")])
+    fast = _predictor(prefix, True)
+    assert (pass_mod.PACKED_CONV in _types(fast)) == taken
+    x = np.random.RandomState(1).standard_normal([1, 128, *hw]).astype("float32")
+    (want,), (got,) = _predictor(prefix, False).run([x]), fast.run([x])
+    assert np.abs(got - want).max() <= TOL * np.abs(want).max()
+
+
 def test_pass_rewrites_the_eligible_convs_and_keeps_the_outputs(tmp_path, monkeypatch):
     c = 32
-    monkeypatch.setattr(pass_mod, "MIN_CHANNELS_1X1", c)
-    monkeypatch.setattr(pass_mod, "MIN_FLOPS_1X1", 0)
+    _low_thresholds(monkeypatch, c)
     prefix = _saved_net(tmp_path, c)
     plain, fast = _predictor(prefix, False), _predictor(prefix, True)
     off = _predictor(prefix, True, skip=["sampan_conv_pack_pass"])
@@ -308,8 +330,7 @@ class DenseBlock(paddle.nn.Layer):
 
 def test_pass_keeps_the_input_map(tmp_path, monkeypatch):
     c = 64
-    monkeypatch.setattr(pass_mod, "MIN_CHANNELS_1X1", c)
-    monkeypatch.setattr(pass_mod, "MIN_FLOPS_1X1", 0)
+    _low_thresholds(monkeypatch, c)
     paddle.seed(5)
     net = DenseBlock(c)
     for p in (net.bn.weight, net.bn.bias, net.bn._mean, net.bn._variance):  # a trained BN
@@ -329,8 +350,7 @@ def test_pass_keeps_the_input_map(tmp_path, monkeypatch):
 
 
 def test_large_maps_and_unknown_sizes_keep_blas(tmp_path, monkeypatch):
-    monkeypatch.setattr(pass_mod, "MIN_CHANNELS_1X1", 32)
-    monkeypatch.setattr(pass_mod, "MIN_FLOPS_1X1", 0)
+    _low_thresholds(monkeypatch, 32)
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     big = _types(_predictor(_saved_net(tmp_path / "a", 32, hw=(30, 30)), True))
