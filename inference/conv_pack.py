@@ -1,15 +1,16 @@
 """``sampan_conv_pack_pass``: a fused convolution whose output maps are small
 (at most ``MAX_PIXELS`` pixels per sample: 7x7, 14x14) and whose products are
-wide enough becomes ``sampan_conv2d_packed`` (ops/defs/fused.py), its filter
-also packed once here into a new parameter ``<filter>@packed`` [g, blocks, K,
-B] for sampan's transposed GEMM kernels (kernels/cpu/gemm_transposed.py,
-conv_transposed.py), where those kernels run; at run time the op leaves 1x1
-layers with many rows to BLAS with the filter as it is (14x14 maps past batch
-1: kernels/cpu/fused.py ``PACKED_MAX_ROWS``).  Runs after the conv fusions and
-Winograd, whose ``sampan_conv2d_fusion`` ops it rewrites, keeping the bias,
-residual, activation and input map (DenseNet's BN-ReLU-conv: the map is applied
-to the input first; DenseNet-201 at batch 1 104.1 -> 99.4 ms); depthwise convs
-and Winograd's stay.
+wide enough, or a 3x3 image stem (``_image_stem``), becomes
+``sampan_conv2d_packed`` (ops/defs/fused.py), its filter also packed once here
+into a new parameter ``<filter>@packed`` [g, blocks, K, B] for sampan's
+transposed GEMM kernels (kernels/cpu/gemm_transposed.py, conv_transposed.py),
+where those kernels run; at run time the op leaves 1x1 layers with many rows
+(14x14 maps past batch 1) and stems past batch 1 to the paths it replaced,
+with the filter as it is (kernels/cpu/fused.py ``PACKED_MAX_ROWS``).  Runs
+after the conv fusions and Winograd, whose ``sampan_conv2d_fusion`` ops it
+rewrites, keeping the bias, residual, activation and input map (DenseNet's
+BN-ReLU-conv: the map is applied to the input first; DenseNet-201 at batch 1
+104.1 -> 99.4 ms); depthwise convs and Winograd's stay.
 
 Why: BLAS and the pixel-vector kernel (conv_implicit.py) run output pixels
 along their vectors, and on 7x7 and 14x14 maps the 49 or 196 pixels (plus the
@@ -37,8 +38,8 @@ from ..program.passes.graph import replace
 from .conv_bias_act import FUSED_CONV
 
 __all__ = ["conv_pack", "PACKED_CONV", "MAX_PIXELS", "MIN_CHANNELS_1X1", "MIN_FLOPS_1X1",
-           "SMALL_MAP_PIXELS", "MIN_CHANNELS_1X1_SMALL_MAP", "MIN_FLOPS_1X1_SMALL_MAP", "MIN_K",
-           "MIN_GROUP_CHANNELS"]
+           "SMALL_MAP_PIXELS", "MIN_CHANNELS_1X1_SMALL_MAP", "MIN_FLOPS_1X1_SMALL_MAP",
+           "STEM_MAX_CHANNELS", "MIN_K", "MIN_GROUP_CHANNELS"]
 
 PACKED_CONV = "sampan_conv2d_packed"
 MAX_PIXELS = 256                    # 16x16: 28x28 maps lose at batch 1 (below)
@@ -51,6 +52,7 @@ MIN_FLOPS_1X1 = 16e6
 SMALL_MAP_PIXELS = 64
 MIN_CHANNELS_1X1_SMALL_MAP = 128
 MIN_FLOPS_1X1_SMALL_MAP = 4e6
+STEM_MAX_CHANNELS = 4
 MIN_K = 128
 MIN_GROUP_CHANNELS = 16
 _ATTRS = ("strides", "paddings", "padding_algorithm", "dilations", "groups", "data_format",
@@ -66,14 +68,28 @@ def _eligible(op, params):
             op.attr("data_format") not in ("NCHW", "AnyLayout") or w.shape[0] % g:
         return False
     out = op.block.var(op.output("Output")[0]).shape
-    if len(out) != 4 or min(out[2:]) < 1 or out[2] * out[3] > MAX_PIXELS:
-        return False            # unknown or large maps: the BLAS and pixel-vector paths
+    if len(out) != 4 or min(out[2:]) < 1:
+        return False            # unknown maps: the BLAS and pixel-vector paths
+    if _image_stem(w, g):
+        return True
+    if out[2] * out[3] > MAX_PIXELS:
+        return False            # large maps: the BLAS and pixel-vector paths
     pixels, o = out[2] * out[3], w.shape[0]
     if w.shape[2:] == (1, 1) and g == 1:
         small = pixels <= SMALL_MAP_PIXELS
         return w.shape[1] >= (MIN_CHANNELS_1X1_SMALL_MAP if small else MIN_CHANNELS_1X1) and \
             2 * pixels * o * w.shape[1] >= (MIN_FLOPS_1X1_SMALL_MAP if small else MIN_FLOPS_1X1)
     return w[0].size >= MIN_K and o // g >= MIN_GROUP_CHANNELS
+
+
+def _image_stem(w, g):
+    """A 3x3 conv reading an image (at most ``STEM_MAX_CHANNELS`` channels) into
+    whole blocks of 16 output channels (MobileNets' stems): at batch 1 the
+    kernels' one padded copy beats the pixel-vector path's stride-phase planes
+    and crop (MobileNetV1-V3 at batch 1 0.975-0.985x their time; 7x7 stems and
+    24-channel ones did not pay: ResNet-18 1.02x, ShuffleNetV2 1.16x)."""
+    return g == 1 and w.shape[1] <= STEM_MAX_CHANNELS and w.shape[2:] == (3, 3) and \
+        w.shape[0] % 16 == 0
 
 
 def conv_pack(p, params, feeds, fetch_src):

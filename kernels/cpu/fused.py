@@ -104,8 +104,10 @@ sampan_conv2d_winograd.fresh = True
 # 1x1 layers took 1.1-1.2x BLAS's time through the kernel, whose column chunks
 # re-read every sample's input; ResNeXt-50's 28x28 ones at batch 1, 784 rows,
 # 1.15x); 7x7 maps (BLAS folds their samples into one product: 0.92x) and
-# every kxk layer (grouped: per sample with the small filter in cache;
-# ungrouped strided: 0.83-0.93x) take the kernels at any batch
+# every kxk layer on a small map (grouped: per sample with the small filter in
+# cache; ungrouped strided: 0.83-0.93x) take the kernels at any batch; a kxk
+# layer on a large map (an image stem, 112x112 outputs) only at batch 1 (at 16
+# MobileNet's stem took 1.28x the pixel-vector path's time)
 PACKED_MAX_ROWS = 256
 PACKED_MAX_PIXELS = 100
 
@@ -118,7 +120,8 @@ def conv_packed(x, w, wp, b, resid, attrs, scale=None, shift=None):
     layout; the outputs are written in NCHW with the bias, the residual and a
     clamp activation (none, relu, relu6) in the stores, another activation
     after.  Where they do not pay (a 1x1 layer with many rows per sample and
-    in all, ``PACKED_MAX_PIXELS`` and ``PACKED_MAX_ROWS``) or do not run
+    in all, ``PACKED_MAX_PIXELS`` and ``PACKED_MAX_ROWS``; a kxk one on a map of
+    more than ``PACKED_MAX_ROWS`` pixels past batch 1) or do not run
     (float64, no such kernel, a filter packed for another width),
     ``conv_forward`` runs with ``w``, as sampan_conv2d_fusion does.  An input
     map (``scale``/``shift``, conv_prologue.py) is applied to the whole input
@@ -134,8 +137,9 @@ def conv_packed(x, w, wp, b, resid, attrs, scale=None, shift=None):
     clamp = CLAMPS.get(act)
     one_by_one = w.shape[2:] == (1, 1) and g == 1 and dil == (1, 1) and not any(map(any, pads))
     pixels = out[0] * out[1]
-    if (one_by_one and pixels > PACKED_MAX_PIXELS and n * pixels > PACKED_MAX_ROWS) or \
-            x.dtype != np.float32 or not gemm_transposed.available() or \
+    blas = (pixels > PACKED_MAX_PIXELS and n * pixels > PACKED_MAX_ROWS) if one_by_one else \
+        (n > 1 and pixels > PACKED_MAX_ROWS)
+    if blas or x.dtype != np.float32 or not gemm_transposed.available() or \
             wp.shape[-1] != gemm_transposed.width(o // g):
         return conv_forward(x, w, g, pads, dil, strides, out, bias=b,
                             epilogue=epilogue(act, attrs["alpha"], x.dtype, resid),

@@ -299,6 +299,43 @@ def test_small_maps_take_narrower_1x1_layers(tmp_path, hw, taken):
     assert np.abs(got - want).max() <= TOL * np.abs(want).max()
 
 
+@pytest.mark.parametrize("o,k,taken", [(16, 3, True), (32, 3, True), (24, 3, False),
+                                       (16, 7, False)])
+def test_image_stems(tmp_path, o, k, taken):
+    """A 3x3 stem into whole blocks of 16 channels takes the kernels on a large
+    map at batch 1 and its old path at batch 2; 24 channels and 7x7 stay."""
+    paddle.seed(4)
+    net = paddle.nn.Sequential(paddle.nn.Conv2D(3, o, k, stride=2, padding=k // 2),
+                               paddle.nn.ReLU6())
+    net.eval()
+    prefix = str(tmp_path / "m")
+    paddle.jit.save(net, prefix, input_spec=[InputSpec([None, 3, 64, 64], "float32")])
+    fast = _predictor(prefix, True)
+    assert (pass_mod.PACKED_CONV in _types(fast)) == taken
+    plain = _predictor(prefix, False)
+    for n in (1, 2):
+        x = np.random.RandomState(n).standard_normal([n, 3, 64, 64]).astype("float32")
+        (want,), (got,) = plain.run([x]), fast.run([x])
+        assert np.abs(got - want).max() <= TOL * np.abs(want).max()
+
+
+def test_kxk_layers_on_large_maps_take_the_kernels_at_batch_1_only(monkeypatch):
+    rs = np.random.RandomState(6)
+    w = rs.standard_normal((16, 3, 3, 3)).astype(np.float32)
+    wp = pack_filter(w, 1)
+    calls = []
+    real = F.conv_transposed
+    monkeypatch.setattr(F, "conv_transposed", lambda *a, **k: calls.append(1) or real(*a, **k))
+    attrs = _attrs(pads=(1, 1), strides=(2, 2))
+    for n, through_kernel in ((1, True), (2, False)):
+        x = rs.standard_normal((n, 3, 40, 40)).astype(np.float32)       # 400 output pixels
+        before = len(calls)
+        got = F.conv_packed(x, w, wp, None, None, attrs)
+        assert (len(calls) > before) == through_kernel
+        want = _conv_ref(x, w, None, None, "", 1, ((1, 1), (1, 1)), (1, 1), (2, 2))
+        assert np.abs(got - want).max() <= TOL * np.abs(want).max()
+
+
 def test_pass_rewrites_the_eligible_convs_and_keeps_the_outputs(tmp_path, monkeypatch):
     c = 32
     _low_thresholds(monkeypatch, c)
