@@ -13,11 +13,11 @@ written as NCHW rows through in-register transposes (8 rows x 16 channels per
 step), bias, residual and clamp on the way.  Blocks (``TRANS_SHAPES``): 7 rows
 x 48 columns, 7 x 32 or 14 x 16, by the product's columns (``width``).
 
-Batched: ``problems`` products in one call, problem p's A at ``p * x_stride``
-floats, its packed B at ``p * packed_stride`` (0: shared, a convolution's
-samples; the packed size: a grouped convolution's groups), its output and
-residual ``out[p]`` and bias ``p * bias_stride`` on: the core runs every
-problem's row blocks against each chunk of B's columns while it is in cache.
+Batched: several products in one call, problem p's A ``p * x_stride`` floats
+on, its packed B shared (a convolution's samples) or its own (a grouped
+convolution's groups, with a bias each), its output and residual ``out[p]``:
+the core runs every problem's row blocks against each chunk of B's columns
+while it is in cache.
 
 AVX-512 only (``available``): with AVX2's 16 vector registers the blocks do
 not fit; callers keep their BLAS paths there.
