@@ -41,7 +41,7 @@ from .depthwise import _U
 from .fused_elementwise import compiled_kernel
 from .workspace import scratch
 
-__all__ = ["usable", "implicit_flat"]
+__all__ = ["usable", "implicit_flat", "flat_taps", "fill_flat"]
 
 # computed columns over kept ones above which a flat layout's padding columns
 # cost more than the kernel saves
@@ -197,22 +197,37 @@ def _shared_padding(x, w, pads, dil, out):
     s = (h + mv) * ws
     if ho > h + mv or wo > ws:
         return None
-    taps = (np.arange(kh, dtype=np.int64)[:, None] * (dil[0] * ws)
-            + np.arange(kw, dtype=np.int64) * dil[1]).reshape(-1)
+    taps = flat_taps((kh, kw), dil, ws)
 
     def fill(rows, xs, m):                       # rows: (C, lead + m * s + tail)
-        lead = pt * ws + pl                      # zeros before sample 0's first pixel
-        loop = compiled_kernel(_fill_flat)
-        if loop is not None:
-            one_pass = wd >= ONE_PASS_WIDTH
-            if not one_pass:
-                rows.fill(0)
-            loop(xs, rows, lead, s, ws, one_pass)
-            return
-        rows.fill(0)
-        grid = rows[:, lead:lead + m * s].reshape(c, m, h + mv, ws)
-        grid[:, :, :h, :wd] = xs.swapaxes(0, 1)
+        fill_flat(rows, xs, pt * ws + pl, s, ws, mv)
     return s, ws, pt * ws + pl, taps, np.zeros(kh * kw, np.int64), 1, fill
+
+
+def flat_taps(kshape, dil, ws):
+    """The offsets of a kernel's taps (row-major) in the stride-1 layout with
+    row stride ``ws``: ``i * dh * ws + j * dw``."""
+    kh, kw = kshape
+    return (np.arange(kh, dtype=np.int64)[:, None] * (dil[0] * ws)
+            + np.arange(kw, dtype=np.int64) * dil[1]).reshape(-1)
+
+
+def fill_flat(rows, xs, lead, s, ws, mv):
+    """``xs`` (m, C, H, W) into ``rows`` (C, >= lead + m * s) in the stride-1
+    layout (module docstring: ``lead`` zeros first, rows ``ws`` apart, samples
+    ``s``, ``mv`` zero rows after each), every other element zeroed; by the
+    compiled loop (one pass for wide rows), else numpy."""
+    m, c, h, wd = xs.shape
+    loop = compiled_kernel(_fill_flat)
+    if loop is not None:
+        one_pass = wd >= ONE_PASS_WIDTH
+        if not one_pass:
+            rows.fill(0)
+        loop(xs, rows, lead, s, ws, one_pass)
+        return
+    rows.fill(0)
+    grid = rows[:, lead:lead + m * s].reshape(c, m, h + mv, ws)
+    grid[:, :, :h, :wd] = xs.swapaxes(0, 1)
 
 
 def _phases(x, w, pads, dil, strides, out):

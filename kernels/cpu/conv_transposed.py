@@ -19,8 +19,7 @@ entries (inference/conv_pack.py takes them).
 import numpy as np
 
 from . import gemm_transposed
-from .conv_implicit import _fill_flat, ONE_PASS_WIDTH
-from .fused_elementwise import compiled_kernel
+from .conv_implicit import fill_flat, flat_taps
 from .workspace import scratch
 
 __all__ = ["conv_transposed", "pack_filter"]
@@ -45,9 +44,8 @@ def conv_transposed(x, wp, og, kshape, pads, dil, strides, out, bias=None, resid
     n, c, h, w = x.shape
     groups = wp.shape[0]
     cg = c // groups
-    kh, kw = kshape
     (pt, pb), (pl, pr) = pads
-    (sh, sw), (dh, dw) = strides, dil
+    sh, sw = strides
     ho, wo = out
     mw, mv = max(pl, pr), max(pt, pb)
     ws = w + mw
@@ -55,22 +53,11 @@ def conv_transposed(x, wp, og, kshape, pads, dil, strides, out, bias=None, resid
     lead = pt * ws + pl
     roff = ((np.arange(ho, dtype=np.int64) * (sh * ws))[:, None]
             + np.arange(wo, dtype=np.int64) * sw).reshape(-1)
-    taps = ((np.arange(kh, dtype=np.int64) * (dh * ws))[:, None]
-            + np.arange(kw, dtype=np.int64) * dw).reshape(-1)
+    taps = flat_taps(kshape, dil, ws)
     reach = int(roff[-1]) + int(taps[-1])
     rowlen = max(lead + n * s, (n - 1) * s + reach + 1)
     buf = scratch("conv_transposed", (c, rowlen), np.float32)
-    xs = np.ascontiguousarray(x)
-    loop = compiled_kernel(_fill_flat)
-    if loop is not None:
-        one_pass = w >= ONE_PASS_WIDTH
-        if not one_pass:
-            buf.fill(0)
-        loop(xs, buf, lead, s, ws, one_pass)
-    else:
-        buf.fill(0)
-        grid = buf[:, lead:lead + n * s].reshape(c, n, h + mv, ws)
-        grid[:, :, :h, :w] = xs.swapaxes(0, 1)
+    fill_flat(buf, np.ascontiguousarray(x), lead, s, ws, mv)
     koff = ((np.arange(cg, dtype=np.int64) * rowlen)[:, None] + taps).reshape(-1)
     res = np.empty((n, groups * og, ho, wo), np.float32)
     flat = buf.reshape(-1)

@@ -398,29 +398,27 @@ def _trans_tail(vw, mr, nr, sfx):
     # transposes (a conv's bias + relu: a third of the tail's vector work)
     out += ["  br i1 %hasrb, label %tr_res, label %tr_plain", "tr_plain:"] + _splats(vw, [
         ("%tlo", "float", "%lo"), ("%thi", "float", "%hi"), ("%ttie", "i1", "%tieb")])
+    def rows_out(j, rows, tag, resid):
+        """Vector j's block rows, 8 at a time, transposed and stored."""
+        lines = []
+        for g in groups:
+            part = rows[g:g + hw]
+            tr, cols = _transpose_ir(vw, part + ["zeroinitializer"] * (hw - len(part)),
+                                     "tr%s%d_%d_" % (tag, j, g))
+            lines += tr
+            for c in range(vw):
+                lines += _trans_store(vw, "%s%d_%d_%d" % (tag, j, g, c), cols[c % 8], c,
+                                      j * vw + c, g, hsfx, hnegz, resid)
+        return lines
+
     for j in range(nr):
-        rows = []
         for i in range(mr):
             c = "%d_%d" % (i, j)
             out += _clamp_ir(v, "<%d x i1>" % vw, "tp" + c, "%tb" + c, "%tlo", "%thi", "%ttie")
-            rows.append("%tp" + c + "k2")
-        for g in groups:
-            lines, cols = _transpose_ir(vw, rows[g:g + hw] + ["zeroinitializer"] * (
-                hw - len(rows[g:g + hw])), "trp%d_%d_" % (j, g))
-            out += lines
-            for c in range(vw):
-                out += _trans_store(vw, "p%d_%d_%d" % (j, g, c), cols[c % 8], c, j * vw + c, g,
-                                    hsfx, hnegz, False)
+        out += rows_out(j, ["%%tp%d_%dk2" % (i, j) for i in range(mr)], "p", False)
     out += ["  br label %lb_tail", "tr_res:"]
     for j in range(nr):
-        rows = ["%%tb%d_%d" % (i, j) for i in range(mr)]
-        for g in groups:
-            lines, cols = _transpose_ir(vw, rows[g:g + hw] + ["zeroinitializer"] * (
-                hw - len(rows[g:g + hw])), "trr%d_%d_" % (j, g))
-            out += lines
-            for c in range(vw):
-                out += _trans_store(vw, "r%d_%d_%d" % (j, g, c), cols[c % 8], c, j * vw + c, g,
-                                    hsfx, hnegz, True)
+        out += rows_out(j, ["%%tb%d_%d" % (i, j) for i in range(mr)], "r", True)
     return out + ["  br label %lb_tail", "lb_tail:"]
 
 
