@@ -11,6 +11,7 @@ import numpy as np
 from ...ops.defs.fused_passes import add_act_order
 from ..registry import kernel
 from .activation import _gelu, _gelu_grad, _mask, _relu, _relu_grad, _relu_grad_into, _relu_into
+from .conv_epilogue import fc_epilogue
 from .math import norm_cdf
 from .elementwise import align_y, reduce_to, REUSE_MIN
 from .linalg import matmul, matmul_v2_grad
@@ -208,10 +209,10 @@ def _gemm_fast(attrs):
 
     def f(x, y, b):
         pre = matmul(x, y, tx, ty)
+        if act != "gelu":       # bias (and relu) in one compiled pass over the new product
+            return fc_epilogue(pre, b, act == "relu")
         pre += b
-        if act == "relu":
-            return np.maximum(pre, 0, out=pre)
-        return pre if act == "none" else _erf_gelu(pre)
+        return _erf_gelu(pre)
     return f
 
 
