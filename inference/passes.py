@@ -38,10 +38,10 @@ fused kernels (rounding).
   predictor programs (never saved); it is declared like every op
   (ops/defs/fused.py) with its kernel in kernels/cpu/fused.py, so a pass writes
   only ops the registry knows.
-- ``sampan_fc_pack_pass``: a ``sampan_fc`` with a large float32 weight (16 MB and
-  more: AlexNet's, VGG's classifiers) becomes ``sampan_fc_packed``, its weight
-  packed once for sampan's GEMM kernel (inference/fc_pack.py; equal to
-  rounding).
+- ``sampan_fc_pack_pass``: a ``sampan_fc`` with a float32 weight of 64 KB or
+  more becomes ``sampan_fc_packed``, its weight packed once for sampan's GEMM
+  kernel (inference/fc_pack.py; equal to rounding); under 16 MB the plain
+  weight stays beside it for products of a few rows, which BLAS runs faster.
 - ``constant_folding_pass``: ops whose inputs are all parameters run once at load
   time (inference/constant_fold.py).
 - ``conv_bn_fuse_pass``: an inference batch_norm folded into the conv2d /

@@ -32,31 +32,82 @@ sampan_fc.fast = _fc_fast
 sampan_fc.fresh = True
 
 
-def fc_packed(x, wp, b, relu, n):
+# a layer with W unpacked beside it (``Plain``) runs through BLAS below these,
+# measured on one core: one row is BLAS's matrix-vector product (1 x 2048 x
+# 1000: 105 us against the kernel's 168), and under ~1M multiply-adds the
+# kernel's fixed cost shows (8 x 256 x 256: 15.8 us against 12.2).  Above them
+# BLAS repacks W every call: 2 x 2048 x 1000 418 us against 166, 16 x 2048 x
+# 1000 1150 against 638, 16 x 256 x 256 32 against 25.5, 64 x 256 x 256 94
+# against 82 (bias and relu included on both sides)
+PACKED_MIN_ROWS = 2
+PACKED_MIN_MACS = 1 << 20
+
+
+def fc_packed(x, wp, b, relu, n, plain=None, prepared=None):
     """``fc`` with W packed by ``gemm_kernel.pack_columns`` ([blocks, K, B]): the
-    GEMM kernel streams each block's K rows in order (AlexNet/VGG-sized layers
-    at batch 2-16 in 0.3-0.5x BLAS's time, which repacks the whole weight every
-    call; about even at batch 1).  Elsewhere (float64, no kernel, a weight
-    packed for another vector width) it is unpacked and run by ``fc``."""
+    GEMM kernel streams each block's K rows in order, bias and relu applied as
+    it stores (AlexNet/VGG-sized layers at batch 2-16 in 0.3-0.5x BLAS's time,
+    which repacks the whole weight every call; about even at batch 1).  With
+    ``plain`` (W unpacked) a product too small for the kernel (above) runs
+    through ``fc``.  Elsewhere (float64, no kernel, a weight packed for another
+    vector width) W is unpacked and run by ``fc``.  ``prepared``: the
+    ``gemm_kernel.packed_product`` of these wp, b and relu, if the caller keeps
+    one."""
     k = wp.shape[1]
     lead = x.shape[:-1]
+    if x.shape[-1:] != (k,):
+        raise ValueError(f"sampan_fc_packed: Input's last dim must be W's K = {k}; got shape "
+                         f"{list(x.shape)}")
     if x.dtype != np.float32 or not gemm_kernel.available() or \
             wp.shape[2] != gemm_kernel.block_width():           # packed for another host
-        w = wp.transpose(1, 0, 2).reshape(k, -1)[:, :n]
+        w = plain if plain is not None else wp.transpose(1, 0, 2).reshape(k, -1)[:, :n]
         return fc(x, w, b, relu)
     x2 = np.ascontiguousarray(x.reshape(-1, k))
-    out = np.empty((x2.shape[0], n), np.float32)
-    gemm_kernel.gemm_rows(x2, wp, np.arange(k, dtype=np.int64) * wp.shape[2], n, out,
-                          packed=True)
-    return fc_epilogue(out, b, relu).reshape(lead + (n,))
+    m = x2.shape[0]
+    if plain is not None and (m < PACKED_MIN_ROWS or m * k * n < PACKED_MIN_MACS):
+        return fc(x, plain, b, relu)
+    run = prepared or gemm_kernel.packed_product(wp, n, b, CLAMPS["relu"] if relu else None)
+    return run(x2).reshape(lead + (n,))
 
 
 @kernel("sampan_fc_packed", dtypes=FLOATS)
 def sampan_fc_packed(ins, attrs, need):
-    x, wp, b = ins
-    return (fc_packed(x, wp, b, attrs["activation_type"] == "relu", attrs["out_features"]),)
+    x, wp, b, plain = ins
+    return (fc_packed(x, wp, b, attrs["activation_type"] == "relu", attrs["out_features"],
+                      plain),)
 
 
+def _fc_packed_fast(attrs):
+    """The executor's form: the kernel's prepared product made on the first call
+    and kept while the same W and bias arrays come (a loaded model's
+    parameters), so a call pays no check of W; a small product goes straight
+    to BLAS on ``plain`` (W5's batch 1: this form's cost over sampan_fc's is
+    what a row of input pays)."""
+    relu = attrs["activation_type"] == "relu"
+    n = attrs["out_features"]
+    memo = [None, None, None, 0]
+
+    def run(x, wp, b, plain=None):
+        if memo[0] is not wp or memo[1] is not b:
+            memo[:] = wp, b, None, wp.shape[1]
+            if b.dtype == np.float32 and gemm_kernel.available() and \
+                    wp.shape[2] == gemm_kernel.block_width():
+                memo[2] = gemm_kernel.packed_product(wp, n, b,
+                                                     CLAMPS["relu"] if relu else None)
+        k = memo[3]
+        if x.shape[-1:] != (k,):
+            raise ValueError(f"sampan_fc_packed: Input's last dim must be W's K = {k}; got "
+                             f"shape {list(x.shape)}")
+        m = x.size // k
+        if plain is not None and (m < PACKED_MIN_ROWS or m * k * n < PACKED_MIN_MACS):
+            return fc(x, plain, b, relu)
+        if memo[2] is None or x.dtype != np.float32:
+            return fc_packed(x, wp, b, relu, n, plain)
+        return memo[2](np.ascontiguousarray(x.reshape(m, k))).reshape(x.shape[:-1] + (n,))
+    return run
+
+
+sampan_fc_packed.fast = _fc_packed_fast
 sampan_fc_packed.fresh = True
 
 

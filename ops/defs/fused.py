@@ -9,7 +9,9 @@ other op, so the registry alone answers "is this op known".
   flattening this op does not have).
 - ``sampan_fc_packed``: the same with ``W`` packed for sampan's GEMM kernel
   (inference/fc_pack.py): [ceil(N / B), K, B], the columns in blocks of B each
-  block's K rows contiguous, and ``out_features`` = N.
+  block's K rows contiguous, and ``out_features`` = N; the optional ``Plain``
+  is W as it was [K, N], kept for a layer small enough that a few rows of
+  input run faster through BLAS.
 - ``sampan_conv2d_winograd``, ``sampan_conv2d_packed``: fused convolutions
   whose filter a pass transformed or packed once (below)."""
 from ..declare import defop
@@ -41,7 +43,7 @@ defop("sampan_fc", "Input W Bias", "Out", (("activation_type", "STRING", ""),),
 
 
 def _fc_packed_infer(metas, attrs):
-    x, w, b = metas
+    x, w, b, plain = metas
     if len(w.shape) != 3:
         raise OpError(f"sampan_fc_packed: needs a packed W [blocks, K, width], got shape "
                       f"{list(w.shape)}")
@@ -49,11 +51,15 @@ def _fc_packed_infer(metas, attrs):
     if n <= 0 or (-1 not in (w.shape[0], w.shape[2]) and n > w.shape[0] * w.shape[2]):
         raise OpError(f"sampan_fc_packed: a packed W {list(w.shape)} holds "
                       f"{w.shape[0] * w.shape[2]} columns at most; out_features is {n}")
+    if plain is not None and (len(plain.shape) != 2 or plain.dtype != w.dtype or any(
+            -1 not in (a, c) and a != c for a, c in zip(plain.shape, (w.shape[1], n)))):
+        raise OpError(f"sampan_fc_packed: Plain must be W unpacked, [{w.shape[1]}, {n}] "
+                      f"{w.dtype}; got {list(plain.shape)} {plain.dtype}")
     return _fc_infer([x, Meta((w.shape[1], n), w.dtype), b],
                      dict(attrs, _op="sampan_fc_packed"))
 
 
-defop("sampan_fc_packed", "Input W Bias", "Out",
+defop("sampan_fc_packed", "Input W Bias Plain?", "Out",
       (("activation_type", "STRING", ""), ("out_features", "INT", -1)),
       infer=_fc_packed_infer, same_dtype=("Input", "W", "Bias"))
 

@@ -83,23 +83,28 @@ CASES += [_winograd_case("", (2, 4, 6, 5), 20), _winograd_case("relu", (1, 3, 9,
           _winograd_case("hard_swish", (3, 2, 4, 4), 40)]
 
 
-def _packed_fc_case(relu, lead, seed):
+def _packed_fc_case(relu, lead, seed, plain=False):
     """sampan_fc_packed takes W in column blocks of 32, each block's K rows
-    contiguous (a host whose GEMM kernel has another block width unpacks it)."""
+    contiguous (a host whose GEMM kernel has another block width unpacks it);
+    ``plain``: W as it was in the optional Plain slot too."""
     k, n, blk = 6, 40, 32
     w = rand(k, n, seed=seed + 1)
     packed = np.zeros((2, k, blk), w.dtype)
     for j in range(2):
         part = w[:, j * blk:(j + 1) * blk]
         packed[j, :, :part.shape[1]] = part
-    return Case("sampan_fc_packed", {"Input": rand(*lead, k, seed=seed), "W": packed,
-                                     "Bias": rand(n, seed=seed + 2)},
+    ins = {"Input": rand(*lead, k, seed=seed), "W": packed, "Bias": rand(n, seed=seed + 2)}
+    if plain:
+        ins["Plain"] = w
+    return Case("sampan_fc_packed", ins,
                 {"activation_type": "relu" if relu else "", "out_features": n},
-                ref=lambda Input, W, Bias: _fc(relu)(Input, w, Bias), grad=False,
-                rtol=1e-5, atol=1e-5, id=f"sampan_fc_packed_{'relu' if relu else 'none'}")
+                ref=lambda Input, W, Bias, Plain=None: _fc(relu)(Input, w, Bias), grad=False,
+                rtol=1e-5, atol=1e-5,
+                id=f"sampan_fc_packed_{'relu' if relu else 'none'}{'_plain' if plain else ''}")
 
 
-CASES += [_packed_fc_case(False, (3,), 50), _packed_fc_case(True, (2, 5), 60)]
+CASES += [_packed_fc_case(False, (3,), 50), _packed_fc_case(True, (2, 5), 60),
+          _packed_fc_case(True, (4,), 70, plain=True)]
 
 
 def _packed_case(act, stride, n, seed, dtype="float64", k=1, groups=1, c=5, o=70,

@@ -53,6 +53,27 @@ def test_epilogue_in_the_stores(kind, o, k, nl, with_bias, with_residual):
     assert np.abs(out - want).max() <= 1e-5 * max(1.0, np.abs(prod).max()) * np.sqrt(k)
 
 
+@pytest.mark.parametrize("kind", ["none", "relu", "other"])
+@pytest.mark.parametrize("o, k, nl", [(3, 5, 37), (13, 27, 100), (70, 9, 5), (8, 16, 64)])
+@pytest.mark.parametrize("packed", [False, True])
+def test_epilogue_bias_per_column(kind, o, k, nl, packed):
+    """``bias_columns``: one bias value per output column (a fully connected
+    layer with its input rows as w), edge blocks masked, more rows than
+    columns reading no bias past its end."""
+    w, x, xoff, prod = _case(o, k, nl, seed=o * k + nl)
+    b = np.random.RandomState(4).standard_normal(nl).astype(np.float32)
+    r = np.random.RandomState(5).standard_normal((o, nl)).astype(np.float32)
+    out = np.empty((o, nl), np.float32)
+    if packed:
+        x, xoff = G.pack_columns(x), np.arange(k, dtype=np.int64) * G.block_width()
+    G.gemm_rows(w, x, xoff, nl, out, packed=packed, bias=b, residual=r, clamp=KINDS[kind],
+                bias_columns=True)
+    want = _clamped(prod + b + r, KINDS[kind])
+    assert np.abs(out - want).max() <= 1e-5 * max(1.0, np.abs(prod).max()) * np.sqrt(k)
+    with pytest.raises(ValueError, match="bias must be \\(%d,\\)" % nl):
+        G.gemm_rows(w, x, xoff, nl, out, packed=packed, bias=b[:-1], bias_columns=True)
+
+
 @pytest.mark.parametrize("kind, want", [("relu", [0.0, 0.0, np.nan, 2.0]),
                                         ("relu6", [-0.0, 0.0, np.nan, 2.0]),
                                         ("identity", [-0.0, -3.0, np.nan, 2.0])])
