@@ -1,0 +1,99 @@
+"""The executor's form of the fused convolutions' 1x1 layers at batch 1 on
+large maps (kernels/cpu/fused.py ``_rows_fast``, gemm_kernel.rows_product):
+equal to the general kernel to float32 rounding with and without bias,
+residual and each clamp; the other shapes (batch 2, a small map, a 3x3
+filter, an input map, float64) go the general way; a new filter array is
+prepared again; the prepared product checks its operands."""
+import numpy as np
+import pytest
+
+from sampan.kernels.cpu import fused
+from sampan.kernels.cpu import gemm_kernel as G
+from sampan.kernels.cpu.conv_epilogue import CLAMPS
+
+pytestmark = pytest.mark.skipif(not G.available(), reason="no GEMM kernel on this host")
+
+ATTRS = dict(strides=[1, 1], paddings=[0, 0], padding_algorithm="EXPLICIT", dilations=[1, 1],
+             groups=1, data_format="NCHW", activation="relu", alpha=0.0, in_activation="")
+
+
+def _inputs(n, c, o, side, k=1, dtype=np.float32, seed=0):
+    rs = np.random.RandomState(seed)
+    return (rs.standard_normal((n, c, side, side)).astype(dtype),
+            rs.standard_normal((o, c, k, k)).astype(dtype),
+            rs.standard_normal(o).astype(dtype))
+
+
+def _close(got, want):
+    assert got.shape == want.shape and got.dtype == want.dtype
+    assert np.abs(got - want).max() <= 1e-5 * max(1.0, np.abs(want).max())
+
+
+@pytest.mark.parametrize("act", ["", "relu", "relu6"])
+@pytest.mark.parametrize("bias, resid", [(True, False), (False, False), (True, True)])
+@pytest.mark.parametrize("c, o", [(3, 5), (24, 40), (37, 9)])
+def test_route_equals_the_general_kernel(act, bias, resid, c, o):
+    attrs = dict(ATTRS, activation=act)
+    x, w, b = _inputs(1, c, o, 29, seed=c + o)
+    b = b if bias else None
+    r = np.random.RandomState(9).standard_normal((1, o, 29, 29)).astype(np.float32) \
+        if resid else None
+    want = fused.sampan_conv2d_fusion([x, w, b, r, None, None], attrs, None)[0]
+    run = fused.sampan_conv2d_fusion.fast(attrs)
+    _close(run(x, w, b, r, None, None), want)
+    _close(run(x, w, b, r, None, None), want)      # the prepared product again
+
+
+def test_packed_op_takes_the_route():
+    x, w, b = _inputs(1, 16, 24, 28)
+    run = fused.sampan_conv2d_packed.fast(ATTRS)
+    want = fused.sampan_conv2d_fusion([x, w, b, None, None, None], ATTRS, None)[0]
+    # wp is never read on this route: a filter packed wrongly would not matter
+    _close(run(x, w, None, b, None, None, None), want)
+
+
+@pytest.mark.parametrize("n, side, k, dtype, mapped", [
+    (2, 28, 1, np.float32, False), (1, 27, 1, np.float32, False), (1, 30, 3, np.float32, False),
+    (1, 28, 1, np.float32, True), (1, 28, 1, np.float64, False)])
+def test_other_layers_go_the_general_way(monkeypatch, n, side, k, dtype, mapped):
+    x, w, b = _inputs(n, 6, 8, side, k, dtype)
+    sc = np.full(6, 0.5, dtype) if mapped else None
+    sh = np.zeros(6, dtype) if mapped else None
+    want = fused.sampan_conv2d_fusion([x, w, b, None, sc, sh], ATTRS, None)[0]
+    run = fused.sampan_conv2d_fusion.fast(ATTRS)
+    monkeypatch.setattr(G, "rows_product", None)        # the route would fail if taken
+    _close(run(x, w, b, None, sc, sh), want)
+
+
+def test_attrs_that_rule_the_route_out():
+    for change in (dict(strides=[2, 2]), dict(groups=2), dict(dilations=[2, 2]),
+                   dict(activation="swish"), dict(data_format="NHWC"),
+                   dict(paddings=[1, 1])):
+        assert fused.sampan_conv2d_fusion.fast(dict(ATTRS, **change)) is None, change
+    assert fused.sampan_conv2d_fusion.fast(dict(ATTRS, padding_algorithm="SAME",
+                                                paddings=[1, 1])) is not None
+
+
+def test_a_new_filter_is_prepared_again():
+    run = fused.sampan_conv2d_fusion.fast(ATTRS)
+    for seed in (1, 2):
+        x, w, b = _inputs(1, 4, 6, 28, seed=seed)
+        want = fused.sampan_conv2d_fusion([x, w, b, None, None, None], ATTRS, None)[0]
+        _close(run(x, w, b, None, None, None), want)
+
+
+def test_rows_product_checks_its_operands():
+    with pytest.raises(ValueError, match=r"w must be a non-empty float32 \(O, K\)"):
+        G.rows_product(np.ones((3, 4), np.float64))
+    with pytest.raises(ValueError, match=r"bias must be \(3,\); got \(4,\)"):
+        G.rows_product(np.ones((3, 4), np.float32), np.ones(4, np.float32))
+    run = G.rows_product(np.ones((3, 4), np.float32), clamp=CLAMPS["relu"])
+    with pytest.raises(ValueError, match=r"x must be a C-contiguous float32 \(N, 4, L\); "
+                                         r"got \(1, 5, 7\)"):
+        run(np.ones((1, 5, 7), np.float32))
+    with pytest.raises(ValueError, match=r"residual must be a C-contiguous float32 "
+                                         r"\(1, 3, 7\); got \(1, 3, 6\)"):
+        run(np.ones((1, 4, 7), np.float32), np.ones((1, 3, 6), np.float32))
+    got = run(-np.ones((2, 4, 7), np.float32), np.ones((2, 3, 7), np.float32))
+    assert np.array_equal(got, np.zeros((2, 3, 7), np.float32))     # relu(-4 + 1)
+    assert run(np.ones((0, 4, 7), np.float32)).shape == (0, 3, 7)
