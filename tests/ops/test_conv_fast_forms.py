@@ -1,8 +1,10 @@
-"""The executor's form of the fused convolutions' 1x1 layers at batch 1 on
-large maps (kernels/cpu/fused.py ``_rows_fast``, gemm_kernel.rows_product):
-equal to the general kernel to float32 rounding with and without bias,
-residual and each clamp; the other shapes (batch 2, a small map, a 3x3
-filter, an input map, float64) go the general way; a new filter array is
+"""The executor's forms of the fused convolutions (kernels/cpu/fused.py):
+1x1 layers at batch 1 on large maps (``_rows_fast``, gemm_kernel.rows_product)
+equal the general kernel to float32 rounding with and without bias, residual
+and each clamp, and the other shapes (batch 2, a small map, a 3x3 filter, an
+input map, float64) go the general way; depthwise layers (``_depthwise_fast``,
+depthwise_kernel.prepared) give the general kernel's bits where the compiled
+kernel runs them and go the general way elsewhere; a new filter array is
 prepared again; the prepared product checks its operands."""
 import numpy as np
 import pytest
@@ -69,9 +71,9 @@ def test_attrs_that_rule_the_route_out():
     for change in (dict(strides=[2, 2]), dict(groups=2), dict(dilations=[2, 2]),
                    dict(activation="swish"), dict(data_format="NHWC"),
                    dict(paddings=[1, 1])):
-        assert fused.sampan_conv2d_fusion.fast(dict(ATTRS, **change)) is None, change
-    assert fused.sampan_conv2d_fusion.fast(dict(ATTRS, padding_algorithm="SAME",
-                                                paddings=[1, 1])) is not None
+        assert fused._rows_fast(dict(ATTRS, **change), None) is None, change
+    assert fused._rows_fast(dict(ATTRS, padding_algorithm="SAME", paddings=[1, 1]),
+                            None) is not None
 
 
 def test_a_new_filter_is_prepared_again():
@@ -97,3 +99,55 @@ def test_rows_product_checks_its_operands():
     got = run(-np.ones((2, 4, 7), np.float32), np.ones((2, 3, 7), np.float32))
     assert np.array_equal(got, np.zeros((2, 3, 7), np.float32))     # relu(-4 + 1)
     assert run(np.ones((0, 4, 7), np.float32)).shape == (0, 3, 7)
+
+
+DW = dict(ATTRS, groups=6, paddings=[1, 1], activation="relu6")
+
+
+@pytest.mark.parametrize("k, stride, side, act", [
+    (3, 1, 7, "relu6"), (3, 2, 14, "relu"), (5, 1, 14, ""), (5, 2, 29, "relu6"),
+    (7, 1, 9, "relu"), (3, 1, 28, "")])
+@pytest.mark.parametrize("n, bias", [(1, True), (3, False)])
+def test_depthwise_form_gives_the_general_bits(k, stride, side, act, n, bias):
+    attrs = dict(DW, strides=[stride, stride], paddings=[k // 2, k // 2], activation=act)
+    x, w, b = _inputs(n, 6, 6, side, seed=k * side)
+    w = np.random.RandomState(k).standard_normal((6, 1, k, k)).astype(np.float32)
+    b = b if bias else None
+    want = fused.sampan_conv2d_fusion([x, w, b, None, None, None], attrs, None)[0]
+    run = fused.sampan_conv2d_fusion.fast(attrs)
+    for _ in range(2):                  # the prepared kernel again
+        got = run(x, w, b, None, None, None)
+        assert got.dtype == want.dtype and np.array_equal(got, want)
+
+
+def test_depthwise_form_follows_sizes_and_filters():
+    """SAME padding on two input sizes (two geometries), then a new filter."""
+    attrs = dict(DW, padding_algorithm="SAME", strides=[2, 2])
+    run = fused.sampan_conv2d_fusion.fast(attrs)
+    for side, seed in ((14, 1), (15, 1), (14, 2)):
+        x, _, b = _inputs(2, 6, 6, side, seed=seed)
+        w = np.random.RandomState(seed).standard_normal((6, 1, 3, 3)).astype(np.float32)
+        want = fused.sampan_conv2d_fusion([x, w, b, None, None, None], attrs, None)[0]
+        assert np.array_equal(run(x, w, b, None, None, None), want)
+
+
+@pytest.mark.parametrize("case", ["wide rows", "residual", "input map", "float64"])
+def test_other_depthwise_layers_go_the_general_way(monkeypatch, case):
+    side = 60 if case == "wide rows" else 14        # 3x3 stride 1 on 60-wide rows: row kernels
+    dtype = np.float64 if case == "float64" else np.float32
+    x, _, b = _inputs(1, 6, 6, side, dtype=dtype)
+    w = np.random.RandomState(0).standard_normal((6, 1, 3, 3)).astype(dtype)
+    r = np.ones((1, 6, side, side), dtype) if case == "residual" else None
+    sc = np.full(6, 0.5, dtype) if case == "input map" else None
+    sh = np.zeros(6, dtype) if case == "input map" else None
+    want = fused.sampan_conv2d_fusion([x, w, b, r, sc, sh], DW, None)[0]
+    run = fused.sampan_conv2d_fusion.fast(DW)
+    # the form's own route would fail if taken (the general path keeps the module's)
+    monkeypatch.setattr(fused, "depthwise_kernel", None)
+    assert np.array_equal(run(x, w, b, r, sc, sh), want)
+
+
+def test_depthwise_attrs_that_rule_the_form_out():
+    for change in (dict(dilations=[2, 2]), dict(activation="swish"),
+                   dict(data_format="NHWC"), dict(groups=1, paddings=[1, 1])):
+        assert fused._depthwise_fast(dict(DW, **change), None) is None, change
