@@ -24,17 +24,18 @@ def lane_masks(e, tag, left):
         e("%{t}m{l} = and {M} %{t}pm, %{t}okv{l}", t=tag, l=ch)
 
 
-def _loops_open(e, tag, rows, width):
+def _loops_open(e, tag, rows, width, latch="_xh"):
     """for r < rows: for x < width step VW (%<tag>r, %<tag>x, %<tag>left: columns
-    left in the row); blocks ``<tag>_rh``, ``<tag>_xh``."""
+    left in the row); blocks ``<tag>_rh``, ``<tag>_xh`` (``<tag><latch>``: the
+    block that closes the step, where the body branches)."""
     e("%{t}any_r = icmp ugt i64 {rows}, 0", "%{t}any_x = icmp ugt i64 {w}, 0",
       "%{t}any = and i1 %{t}any_r, %{t}any_x",
       "br i1 %{t}any, label %{t}_pre, label %{t}_done", "{t}_pre:",
       "br label %{t}_rh", "{t}_rh:",
       "%{t}r = phi i64 [0, %{t}_pre], [%{t}r.next, %{t}_xd]",
       "br label %{t}_xh", "{t}_xh:",
-      "%{t}x = phi i64 [0, %{t}_rh], [%{t}x.next, %{t}_xh]",
-      "%{t}left = sub i64 {w}, %{t}x", t=tag, rows=rows, w=width)
+      "%{t}x = phi i64 [0, %{t}_rh], [%{t}x.next, %{t}{latch}]",
+      "%{t}left = sub i64 {w}, %{t}x", t=tag, rows=rows, w=width, latch=latch)
 
 
 def _loops_close(e, tag, rows, width):
@@ -53,20 +54,32 @@ def planes_to_tile(e, tag, src, first, rows, width, row_len, tile, tile_first, t
     row's ``width`` they are zeros (the tile needs VW - 1 vectors of slack
     there)."""
     t = tag
-    _loops_open(e, t, rows, width)
+    _loops_open(e, t, rows, width, latch="_lj")
     e("%{t}ro = mul i64 %{t}r, {n}", "%{t}rb = add i64 {f}, %{t}ro",
       "%{t}src = add i64 %{t}rb, %{t}x",
       "%{t}to = mul i64 %{t}r, {tr}", "%{t}tb = add i64 {tf}, %{t}to",
       "%{t}dst = add i64 %{t}tb, %{t}x", t=t, n=row_len, f=first, tr=tile_row, tf=tile_first)
-    lane_masks(e, t, "%" + t + "left")
-    rows_ = []
     for ch in range(e.vw):
         e("%{t}i{l}_a = mul i64 %HW, {l}", "%{t}i{l} = add i64 %{t}src, %{t}i{l}_a",
           "%{t}p{l} = getelementptr float, float* {s}, i64 %{t}i{l}",
-          "%{t}pv{l} = bitcast float* %{t}p{l} to {V}*",
-          "%{t}g{l} = call {V} @{LOAD}({V}* %{t}pv{l}, i32 4, {M} %{t}m{l}, "
-          "{V} zeroinitializer)", t=t, l=ch, s=src)
-        rows_.append("%%%sg%d" % (t, ch))
+          "%{t}pv{l} = bitcast float* %{t}p{l} to {V}*", t=t, l=ch, s=src)
+    # VW whole pixels of VW channels (most steps): plain loads and no masks to
+    # build; else masked loads, zeros past the row and past the last channel
+    e("%{t}pfull = icmp uge i64 %{t}left, {VW}", "%{t}cfull = icmp uge i64 %cleft, {VW}",
+      "%{t}full = and i1 %{t}pfull, %{t}cfull",
+      "br i1 %{t}full, label %{t}_lf, label %{t}_lm", "{t}_lf:", t=t)
+    for ch in range(e.vw):
+        e("%{t}f{l} = load {V}, {V}* %{t}pv{l}, align 4", t=t, l=ch)
+    e("br label %{t}_lj", "{t}_lm:", t=t)
+    lane_masks(e, t, "%" + t + "left")
+    for ch in range(e.vw):
+        e("%{t}g{l} = call {V} @{LOAD}({V}* %{t}pv{l}, i32 4, {M} %{t}m{l}, "
+          "{V} zeroinitializer)", t=t, l=ch)
+    e("br label %{t}_lj", "{t}_lj:", t=t)
+    rows_ = []
+    for ch in range(e.vw):
+        e("%{t}v{l} = phi {V} [%{t}f{l}, %{t}_lf], [%{t}g{l}, %{t}_lm]", t=t, l=ch)
+        rows_.append("%%%sv%d" % (t, ch))
     for px, col in enumerate(e.transpose(t + "T", rows_)):
         e("%{t}q{p}_a = add i64 %{t}dst, {p}", "%{t}q{p} = mul i64 %{t}q{p}_a, {VW}",
           "%{t}o{p} = getelementptr float, float* {d}, i64 %{t}q{p}",
