@@ -699,9 +699,9 @@ def packed_product(wp, n, bias=None, clamp=None):
     (~4 us of Python against gemm_rows' ~18; a fully connected layer of 64 x
     256 x 256 is ~80 us)."""
     blk = block_width()
-    if wp.dtype != np.float32 or wp.ndim != 3 or wp.shape[2] != blk or \
+    if wp.dtype != np.float32 or wp.ndim != 3 or wp.shape[2] != blk or not wp.shape[1] or \
             not wp.flags.c_contiguous or not 0 < n <= wp.shape[0] * blk:
-        raise ValueError("packed_product: W must be packed float32 (blocks, K, %d) covering "
+        raise ValueError("packed_product: W must be packed float32 (blocks, K >= 1, %d) covering "
                          "%d columns; got %s %s" % (blk, n, wp.dtype, wp.shape))
     k = wp.shape[1]
     xoff = np.arange(k, dtype=np.int64) * blk
@@ -709,9 +709,7 @@ def packed_product(wp, n, bias=None, clamp=None):
          else np.ascontiguousarray(bias, np.float32))
     if b.shape != (n,):
         raise ValueError("packed_product: bias must be (%d,); got %s" % (n, b.shape))
-    lo, hi, tie = (-np.inf, np.inf, False) if clamp is None else clamp
-    kind = 0 if (lo, hi) == (-np.inf, np.inf) else 1 if (lo, hi, bool(tie)) == (0, np.inf, True) \
-        else 2
+    lo, hi, tie, kind = _clamp_args(clamp)
     fns, vw = _STATE["fn"]
     keep = (wp, xoff, b)        # the arrays behind the addresses below live as long as run
     consts = (wp.ctypes.data, xoff.ctypes.data)
@@ -759,9 +757,7 @@ def rows_product(w, bias=None, clamp=None):
     b = np.full(o, -0.0, np.float32) if bias is None else np.ascontiguousarray(bias, np.float32)
     if b.shape != (o,):
         raise ValueError("rows_product: bias must be (%d,); got %s" % (o, b.shape))
-    lo, hi, tie = (-np.inf, np.inf, False) if clamp is None else clamp
-    kind = 0 if (lo, hi) == (-np.inf, np.inf) else 1 if (lo, hi, bool(tie)) == (0, np.inf, True) \
-        else 2
+    lo, hi, tie, kind = _clamp_args(clamp)
     fns, vw = _STATE["fn"]
     mr, nr = SHAPES[1] if o <= SHAPES[1][0] else SHAPES[0]
     fn = fns[mr, nr]
@@ -830,9 +826,7 @@ def _launch(w, x, xoff, out, ldc, obs, xcol, coff, seglen, accumulate, chunk, pa
                              "out %s %s; got %s %s %s" % (who, out.shape, out.strides,
                                                           residual.dtype, residual.shape,
                                                           residual.strides))
-    lo, hi, tie = (-np.inf, np.inf, False) if clamp is None else clamp
-    kind = 0 if (lo, hi) == (-np.inf, np.inf) else 1 if (lo, hi, bool(tie)) == (0, np.inf, True) \
-        else 2
+    lo, hi, tie, kind = _clamp_args(clamp)
     ws = w.strides[-2:]
     fns[mr, nr](w.ctypes.data, x.ctypes.data, xoff.ctypes.data, out.ctypes.data, k, ldc, o,
                 xcol.size, int(bool(accumulate)), int(chunk), ws[0] // 4, ws[1] // 4,
@@ -841,6 +835,15 @@ def _launch(w, x, xoff, out, ldc, obs, xcol, coff, seglen, accumulate, chunk, pa
                 (out if residual is None else residual).ctypes.data, int(residual is not None),
                 float(lo), float(hi), int(bool(tie)), kind, xcol.ctypes.data, coff.ctypes.data,
                 int(seglen))
+
+
+def _clamp_args(clamp):
+    """(lo, hi, tie, kind) of an epilogue clamp (conv_epilogue.CLAMPS, None: no
+    clamp) for the kernel: kind 0 none, 1 relu (one compare), 2 general."""
+    lo, hi, tie = (-np.inf, np.inf, False) if clamp is None else clamp
+    kind = 0 if (lo, hi) == (-np.inf, np.inf) else 1 if (lo, hi, bool(tie)) == (0, np.inf, True) \
+        else 2
+    return lo, hi, tie, kind
 
 
 def _epilogue_bias(bias, o, nb, who):

@@ -138,6 +138,8 @@ def test_packed_product_rejects_bad_operands():
     wp = G.pack_columns(np.ones((8, 40), np.float32))
     with pytest.raises(ValueError, match="packed float32 .* covering 65 columns"):
         G.packed_product(wp, 65)
+    with pytest.raises(ValueError, match=r"\(blocks, K >= 1, \d+\) covering 40 columns"):
+        G.packed_product(np.zeros((2, 0, G.block_width()), np.float32), 40)
     with pytest.raises(ValueError, match="bias must be \\(40,\\); got \\(39,\\)"):
         G.packed_product(wp, 40, np.zeros(39, np.float32))
     run = G.packed_product(wp, 40)
