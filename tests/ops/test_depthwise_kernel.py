@@ -175,7 +175,7 @@ def test_llvm_kernels_equal_im2col_over_blocks_and_tails(monkeypatch, lanes, sha
     if lanes:           # the AVX2 width of the same IR, on this host
         monkeypatch.setattr(DK, "_STATE", {})
         real = DK._compile
-        monkeypatch.setattr(DK, "_compile", lambda k, sw: real(k, sw, lanes=lanes))
+        monkeypatch.setattr(DK, "_compile", lambda k, sw, **kw: real(k, sw, lanes=lanes, **kw))
     rs = np.random.RandomState(shape[1])
     x = rs.standard_normal(shape).astype("float32")
     w = rs.standard_normal((shape[1], 1, k, k)).astype("float32")
@@ -187,6 +187,34 @@ def test_llvm_kernels_equal_im2col_over_blocks_and_tails(monkeypatch, lanes, sha
     assert np.abs(got - want).max() <= 1e-5 * np.abs(want).max()
     if lanes:
         assert DK._STATE[(k, strides[1])][1] == 8
+
+
+@needs_llvm
+@pytest.mark.parametrize("lanes", [None, 8])
+@pytest.mark.parametrize("shape, k, strides", [
+    ((1, 37, 7, 7), 3, (1, 1)), ((2, 21, 14, 13), 5, (2, 2)), ((1, 16, 7, 5), 7, (1, 1)),
+    ((1, 9, 9, 14), 3, (2, 2)), ((1, 33, 6, 12), 3, (1, 2))])
+def test_narrow_kernels_give_the_wide_kernels_bits(monkeypatch, lanes, shape, k, strides):
+    """Outputs at most NARROW wide run the kernels computing NARROW pixels a step:
+    the same sums in the same order as the VW-pixel kernels, so the same bits."""
+    if lanes:
+        monkeypatch.setattr(DK, "_STATE", {})
+        real = DK._compile
+        monkeypatch.setattr(DK, "_compile", lambda k, sw, **kw: real(k, sw, lanes=lanes, **kw))
+    rs = np.random.RandomState(shape[1] + k)
+    x = rs.standard_normal(shape).astype("float32")
+    w = rs.standard_normal((shape[1], 1, k, k)).astype("float32")
+    b = rs.standard_normal(shape[1]).astype("float32")
+    pads = ((k // 2, k // 2), (k // 2, k // 2))
+    out = tuple(conv_out(i, k, s, p, 1) for i, s, p in zip(shape[2:], strides, pads))
+    assert out[1] <= DK.NARROW
+    narrow = DK.depthwise_conv(x, w, b, pads, strides, out, CLAMPS["relu6"])
+    assert DK._STATE[(k, strides[1], DK.NARROW)] is not None
+    monkeypatch.setattr(DK, "NARROW", 0)            # the VW-pixel kernels for every width
+    wide = DK.depthwise_conv(x, w, b, pads, strides, out, CLAMPS["relu6"])
+    assert narrow.shape == wide.shape and np.array_equal(narrow, wide)
+    want = np.clip(_im2col(x, w, pads, strides, out, b, monkeypatch), 0, 6)
+    assert np.abs(narrow - want).max() <= 1e-5 * np.abs(want).max()
 
 
 @needs_llvm
