@@ -705,10 +705,7 @@ def packed_product(wp, n, bias=None, clamp=None):
                          "%d columns; got %s %s" % (blk, n, wp.dtype, wp.shape))
     k = wp.shape[1]
     xoff = np.arange(k, dtype=np.int64) * blk
-    b = (np.full(n, -0.0, np.float32) if bias is None
-         else np.ascontiguousarray(bias, np.float32))
-    if b.shape != (n,):
-        raise ValueError("packed_product: bias must be (%d,); got %s" % (n, b.shape))
+    b = _epilogue_bias(bias, n, 0, "packed_product")[0]
     lo, hi, tie, kind = _clamp_args(clamp)
     fns, vw = _STATE["fn"]
     keep = (wp, xoff, b)        # the arrays behind the addresses below live as long as run
@@ -716,7 +713,7 @@ def packed_product(wp, n, bias=None, clamp=None):
     tail = (float(lo), float(hi), int(bool(tie)), kind, _ONE_SEGMENT.ctypes.data,
             _ONE_SEGMENT.ctypes.data, n)
     calls = {}
-    for small, (mr, nr) in ((True, (4, 2)), (False, SHAPES[0])):
+    for small, (mr, nr) in ((True, _tile(1, True)), (False, _tile(5, True))):
         chunk = max(1, _CHUNK_BYTES // (k * nr * vw * 4))
         # nseg, acc, cb, ldw, kstr, cbs, nb, wbs, xbs, obs, epi (2: column bias), B, bbs
         calls[small] = (fns[mr, nr], (1, 0, chunk, k, 1, k * blk, 1, 0, wp.size, 0, 2,
@@ -730,7 +727,7 @@ def packed_product(wp, n, bias=None, clamp=None):
         m = x.shape[0]
         out = np.empty((m, n), np.float32)
         if m:
-            fn, mid = calls[m <= 4]
+            fn, mid = calls[m <= SHAPES[2][0]]
             op = out.ctypes.data
             fn(x.ctypes.data, *consts, op, k, n, m, *mid, op, 0, *tail)
         return out
@@ -754,12 +751,10 @@ def rows_product(w, bias=None, clamp=None):
         raise ValueError("rows_product: w must be a non-empty float32 (O, K) with non-negative "
                          "strides; got %s %s" % (w.dtype, w.shape))
     o, k = w.shape
-    b = np.full(o, -0.0, np.float32) if bias is None else np.ascontiguousarray(bias, np.float32)
-    if b.shape != (o,):
-        raise ValueError("rows_product: bias must be (%d,); got %s" % (o, b.shape))
+    b = _epilogue_bias(bias, o, 0, "rows_product")[0]
     lo, hi, tie, kind = _clamp_args(clamp)
     fns, vw = _STATE["fn"]
-    mr, nr = SHAPES[1] if o <= SHAPES[1][0] else SHAPES[0]
+    mr, nr = _tile(o, False)
     fn = fns[mr, nr]
     chunk = max(1, _CHUNK_BYTES // (k * nr * vw * 4))
     wptr = w.ctypes.data
@@ -808,10 +803,7 @@ def _launch(w, x, xoff, out, ldc, obs, xcol, coff, seglen, accumulate, chunk, pa
     o, k = w.shape[-2:]
     nb = w.shape[0] if batched else 1
     xs = x[0] if batched else x
-    if packed:
-        mr, nr = (4, 2) if o <= 4 else SHAPES[0]
-    else:
-        mr, nr = SHAPES[1] if o <= SHAPES[1][0] else SHAPES[0]
+    mr, nr = _tile(o, packed)
     if chunk is None:           # column blocks whose operand rows stay in L2 for every row block
         chunk = max(1, _CHUNK_BYTES // (k * nr * vw * 4))
     epi = bias is not None or residual is not None or clamp is not None
@@ -835,6 +827,14 @@ def _launch(w, x, xoff, out, ldc, obs, xcol, coff, seglen, accumulate, chunk, pa
                 (out if residual is None else residual).ctypes.data, int(residual is not None),
                 float(lo), float(hi), int(bool(tie)), kind, xcol.ctypes.data, coff.ctypes.data,
                 int(seglen))
+
+
+def _tile(rows, packed):
+    """The register tile (SHAPES) for a product of ``rows`` rows of W: at most
+    4 rows take 4 x 2 on a packed operand (2-vector blocks), 4 x 4 otherwise."""
+    if packed:
+        return SHAPES[2] if rows <= SHAPES[2][0] else SHAPES[0]
+    return SHAPES[1] if rows <= SHAPES[1][0] else SHAPES[0]
 
 
 def _clamp_args(clamp):
