@@ -17,9 +17,10 @@ fused kernels (rounding).
   ``sampan_conv2d_fusion``; ``sampan_conv_act_fuse_pass``: a conv2d left without
   a bias add (+ activation) -> ``sampan_conv2d_fusion`` without Bias (all three
   inference/conv_bias_act.py).
-- ``sampan_conv_winograd_pass``: those fused convs that are 3x3, stride 1 and wide
-  enough run as Winograd F(4x4, 3x3) from a filter transformed once
-  (inference/winograd.py; equal to rounding, about 1e-5 of the output's scale).
+- ``sampan_conv_winograd_pass``: those fused convs that are 3x3 or 5x5, stride 1
+  and wide enough run as Winograd F(4x4, 3x3) or F(2x2, 5x5) from a filter
+  transformed once (inference/winograd.py; equal to rounding, about 1e-5 of the
+  output's scale).
 - ``sampan_batch_norm_affine_pass``: the inference batch_norms left (no conv before
   them) become elementwise_mul + elementwise_add of per-channel parameters, the
   same numbers, which the elementwise fusion then compiles with what follows

@@ -34,8 +34,8 @@ from .bilinear import Bilinear, register
 from . import winograd_kernel
 from .conv_implicit import usable, implicit_flat
 from .depthwise import depthwise
-from .winograd import (winograd_conv3x3, fast_filter_transform, MIN_CHANNELS_COMPILED,
-                       MIN_SIDE_COMPILED)
+from .winograd import (winograd_conv, fast_filter_transform, MIN_CHANNELS_COMPILED,
+                       MIN_SIDE_COMPILED, VARIANTS as WINOGRAD_VARIANTS)
 from .workspace import scratch
 
 
@@ -150,15 +150,16 @@ def _implicit_ok(x, w, pads, strides, out):
         w[0].size != w.shape[1] and usable(x, w)
 
 
-# a plain 3x3 layer (conv2d of a static program or eager) takes Winograd with the
-# compiled transforms where its filter's transform, made at every call, is a few
-# percent of the work: 16 channels or more and this many output pixels (W6's
-# 16 -> 32 layer at batch 32, 16x16: 0.96 -> 0.67 ms)
+# a plain 3x3 or 5x5 layer (conv2d of a static program or eager) takes Winograd with
+# the compiled transforms where its filter's transform, made at every call, is a
+# few percent of the work: 16 channels or more and this many output pixels (W6's
+# 16 -> 32 layer at batch 32, 16x16: 0.96 -> 0.67 ms; 5x5 layers at 0.45-0.6x)
 WINOGRAD_MIN_PIXELS = 4096
 
 
 def _winograd_ok(x, w, g, dil, strides, out):
-    return len(out) == 2 and w.shape[2:] == (3, 3) and g == 1 and tuple(strides) == (1, 1) \
+    return len(out) == 2 and w.shape[2] == w.shape[3] and w.shape[2] in WINOGRAD_VARIANTS \
+        and g == 1 and tuple(strides) == (1, 1) \
         and tuple(dil) == (1, 1) and x.dtype == np.float32 and w.dtype == np.float32 and \
         min(w.shape[:2]) >= MIN_CHANNELS_COMPILED and min(out) >= MIN_SIDE_COMPILED and \
         x.shape[0] * out[0] * out[1] >= WINOGRAD_MIN_PIXELS and winograd_kernel.available()
@@ -195,7 +196,7 @@ def conv_forward(x, w, g, pads, dil, strides, out, bias=None, epilogue=None, pro
         if res is not None:
             return res
     if _winograd_ok(x, w, g, dil, strides, out):
-        return winograd_conv3x3(x, fast_filter_transform(w), pads, out, bias)
+        return winograd_conv(x, fast_filter_transform(w), pads, out, bias, ksize=w.shape[2])
     k = cg * math.prod(w.shape[2:])
     flat = all(s == 1 for s in strides) and all(out) and (
         out[-1] >= 4 * dil[-1] * (w.shape[-1] - 1) or k * o <= 16384)

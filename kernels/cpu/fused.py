@@ -10,7 +10,7 @@ from .conv_transposed import conv_transposed
 from .conv_prologue import prologue
 from . import depthwise as depthwise_rows, depthwise_kernel
 from .depthwise import depthwise
-from .winograd import winograd_conv3x3
+from .winograd import winograd_conv
 
 
 def fc(x, w, b, relu):
@@ -237,11 +237,12 @@ sampan_conv2d_fusion.fast = _conv_fusion_fast
 @kernel("sampan_conv2d_winograd", dtypes=FLOATS)
 def sampan_conv2d_winograd(ins, attrs, need):
     x, u, b, resid = ins
-    pads, _, _, out = conv_geometry(x.shape[2:], (3, 3), attrs)
+    k = attrs["kernel_size"]
+    pads, _, _, out = conv_geometry(x.shape[2:], (k, k), attrs)
     act = attrs["activation"]
     inner = act if act in CLAMPS else ""            # the clamps run in the output transform
-    res = winograd_conv3x3(x, u, pads, out, bias=b, out_channels=attrs["out_channels"],
-                           residual=resid, act=inner)
+    res = winograd_conv(x, u, pads, out, bias=b, out_channels=attrs["out_channels"],
+                        residual=resid, act=inner, ksize=k)
     return (res if inner == act else activate(res, act, attrs["alpha"]),)
 
 

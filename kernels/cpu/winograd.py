@@ -1,16 +1,18 @@
-"""Winograd F(4x4, 3x3) convolution: a 3x3, stride-1, ungrouped convolution in
-about a quarter of the multiplications of im2col + GEMM (Lavin & Gray, "Fast
-Algorithms for Convolutional Neural Networks", interpolation points 0, +-1,
-+-2, infinity).
+"""Winograd F(4x4, 3x3) and F(2x2, 5x5) convolution: a 3x3 (5x5), stride-1,
+ungrouped convolution in about a quarter (a third) of the multiplications of
+im2col + GEMM (Lavin & Gray, "Fast Algorithms for Convolutional Neural
+Networks", interpolation points 0, +-1, +-2, infinity for both: the same 6x6
+input tile and B, so both run on the same transforms and products, only the
+output tile size m and A, G differ; ``VARIANTS``).
 
-The output is cut into 4x4 tiles; each reads a 6x6 tile of the padded input.
+The output is cut into m x m tiles; each reads a 6x6 tile of the padded input.
 With B, G, A the transform matrices below::
 
     V = B^T d B          (every input tile d, every channel)
-    U = G g G^T          (every 3x3 filter g: once, when the predictor loads)
+    U = G g G^T          (every r x r filter g: once, when the predictor loads)
     M^T[xi] = V^T[xi] @ U^T[xi]   for each of the 36 positions xi of a 6x6 tile:
                                   (tiles, C) @ (C, O), one batched GEMM
-    Y = A^T M A          (4x4 outputs per tile and output channel)
+    Y = A^T M A          (m x m outputs per tile and output channel)
 
 The filter transform ``filter_transform`` runs once, in float64, when the
 predictor loads (inference/winograd.py, ``sampan_conv_winograd_pass``) and is
@@ -23,9 +25,11 @@ The tile transforms, where float32 and llvmlite allow: compiled loops
 (kernels/cpu/winograd_kernel.py) that read the input in place and write the
 output in place with the epilogue, 0.43-0.73x the layer's time with the
 numpy transforms at batch 1 and 0.59-0.72x at batch 16 (64-512 channels,
-56x56 down to 7x7, relu and a residual).  Elsewhere numpy's: one small dense GEMM each (Kronecker products of
-the 1-D transforms: 36x36 and 16x36) around a padded copy and a strided tile
-copy, then the output's transpose into NCHW and the epilogue's passes.
+56x56 down to 7x7, relu and a residual; F(2x2, 5x5) layers 0.45-0.6x the direct
+convolution's time).  Elsewhere numpy's: one small dense GEMM each (Kronecker
+products of the 1-D transforms: 36x36 and m*m x 36) around a padded copy and a
+strided tile copy, then the output's transpose into NCHW and the epilogue's
+passes.
 
 Samples run in chunks whose transformed input fits ``_BLOCK_BYTES`` (the
 batched GEMM re-reads it once per output channel block; with the compiled
@@ -49,31 +53,40 @@ from . import gemm_kernel, winograd_kernel
 from .conv_epilogue import CLAMPS, epilogue
 from .workspace import scratch
 
-__all__ = ["TILE", "filter_transform", "fast_filter_transform", "pack_filter",
-           "winograd_conv3x3", "MIN_CHANNELS_COMPILED", "MIN_SIDE_COMPILED"]
+__all__ = ["TILE", "VARIANTS", "filter_transform", "fast_filter_transform", "pack_filter",
+           "winograd_conv", "MIN_CHANNELS_COMPILED", "MIN_SIDE_COMPILED"]
 
-TILE = 4                       # output tile size m of F(m x m, 3 x 3)
-_A = TILE + 2                  # input tile size
+_A = 6                         # input tile size, both variants
 
-_AT = np.array([[1, 1, 1, 1, 1, 0],
-                [0, 1, -1, 2, -2, 0],
-                [0, 1, 1, 4, 4, 0],
-                [0, 1, -1, 8, -8, 1]], np.float64)
-_G = np.array([[1 / 4, 0, 0],
-               [-1 / 6, -1 / 6, -1 / 6],
-               [-1 / 6, 1 / 6, -1 / 6],
-               [1 / 24, 1 / 12, 1 / 6],
-               [1 / 24, -1 / 12, 1 / 6],
-               [0, 0, 1]], np.float64)
 _BT = np.array([[4, 0, -5, 0, 1, 0],
                 [0, -4, -4, 1, 1, 0],
                 [0, 4, -4, -1, 1, 0],
                 [0, -2, -1, 2, 1, 0],
                 [0, 2, -1, -2, 1, 0],
                 [0, 4, 0, -5, 0, 1]], np.float64)
-_IN = np.kron(_BT, _BT)        # (36, 36): flat 6x6 tile -> its transform
-_KRON_G64 = np.kron(_G, _G)    # (36, 9): flat 3x3 filter -> its transform
-_OUT = np.kron(_AT, _AT)       # (16, 36): flat transformed product -> 4x4 outputs
+_POINTS = np.array([0, 1, -1, 2, -2], np.float64)     # and infinity (the last row/column)
+
+
+def _variant(r):
+    """(m, A^T (m, 6), G (6, r)) of F(m x m, r x r) on the points above, m = 7 - r:
+    A^T[i, j] = a_j^i, G[j, k] = a_j^k / prod_(l != j) (a_j - a_l), the last
+    column of A^T and row of G the point at infinity."""
+    m = _A + 1 - r
+    at = np.zeros((m, _A))
+    at[:, :-1] = _POINTS[None, :] ** np.arange(m)[:, None]
+    at[-1, -1] = 1
+    g = np.zeros((_A, r))
+    for j, a in enumerate(_POINTS):
+        g[j] = a ** np.arange(r) / np.prod([a - b for b in _POINTS if b != a])
+    g[-1, -1] = 1
+    return m, at, g
+
+
+# kernel size r -> (output tile m, A^T, G, kron(B^T, B^T) (36, 36), kron(G, G) (36, r*r),
+# kron(A^T, A^T) (m*m, 36))
+VARIANTS = {r: (m, at, g, np.kron(_BT, _BT), np.kron(g, g), np.kron(at, at))
+            for r, (m, at, g) in ((r, _variant(r)) for r in (3, 5))}
+TILE = VARIANTS[3][0]          # F(4x4, 3x3)'s output tile
 _CAST = {}
 _KRON_G = {}
 
@@ -94,23 +107,34 @@ _BLOCK_BYTES_COMPILED = 1 << 20
 _SMALL_FILTER_BYTES = 4 << 20
 
 
+def _of(w, who):
+    """The variant of filters ``w`` (O, C, r, r)."""
+    if w.ndim != 4 or w.shape[2] != w.shape[3] or w.shape[2] not in VARIANTS:
+        raise ValueError(f"{who}: filters must be [O, C, r, r] with r in {sorted(VARIANTS)}, "
+                         f"got {list(w.shape)}")
+    return VARIANTS[w.shape[2]]
+
+
 def filter_transform(w):
-    """(O, C, 3, 3) filters -> U^T, (36, C, O) in ``w``'s dtype (computed in float64)."""
+    """(O, C, r, r) filters (r 3 or 5) -> U^T, (36, C, O) in ``w``'s dtype
+    (computed in float64)."""
     o, c = w.shape[:2]
-    u = np.einsum("ik,ockl,jl->ijco", _G, w.astype(np.float64), _G, optimize=True)
+    g = _of(w, "filter_transform")[2]
+    u = np.einsum("ik,ockl,jl->ijco", g, w.astype(np.float64), g, optimize=True)
     return np.ascontiguousarray(u.reshape(_A * _A, c, o).astype(w.dtype))
 
 
 def fast_filter_transform(w):
-    """``filter_transform`` in ``w``'s dtype by one GEMM, (G kron G) (36, 9) @ w
-    (9, C * O): for a filter transformed at every call (a plain conv2d taking
-    Winograd, kernels/cpu/conv.py); 512 x 512 filters in a few ms where the
-    float64 einsum takes about 90."""
-    o, c = w.shape[:2]
-    flat = np.ascontiguousarray(w.reshape(o, c, 9).transpose(2, 1, 0)).reshape(9, c * o)
-    kron = _KRON_G.get(w.dtype)
+    """``filter_transform`` in ``w``'s dtype by one GEMM, (G kron G) (36, r * r)
+    @ w (r * r, C * O): for a filter transformed at every call (a plain conv2d
+    taking Winograd, kernels/cpu/conv.py); 512 x 512 filters in a few ms where
+    the float64 einsum takes about 90."""
+    o, c, r = w.shape[:3]
+    kg = _of(w, "fast_filter_transform")[4]
+    flat = np.ascontiguousarray(w.reshape(o, c, r * r).transpose(2, 1, 0)).reshape(r * r, c * o)
+    kron = _KRON_G.get((w.dtype, r))
     if kron is None:
-        kron = _KRON_G[w.dtype] = _KRON_G64.astype(w.dtype)
+        kron = _KRON_G[w.dtype, r] = kg.astype(w.dtype)
     return (kron @ flat).reshape(_A * _A, c, o)
 
 
@@ -132,33 +156,40 @@ def _kernel_takes(x, up):
         and up.shape[3] == gemm_kernel.block_width()
 
 
-def _mats(dtype):
-    m = _CAST.get(dtype)
+def _mats(dtype, r):
+    m = _CAST.get((dtype, r))
     if m is None:
-        m = _CAST[dtype] = (_IN.astype(dtype), _OUT.astype(dtype))
+        v = VARIANTS[r]
+        m = _CAST[dtype, r] = (v[3].astype(dtype), v[5].astype(dtype))
     return m
 
 
-def winograd_conv3x3(x, u, pads, out, bias=None, out_channels=-1, residual=None, act=""):
-    """The stride-1 3x3 convolution of channel-first ``x`` (N, C, H, W) by the
-    filters whose transform is ``u``: U^T (36, C, O), or ``pack_filter``'s form
-    of it (36, ceil(O / B), C, B) with ``out_channels`` O; ``pads`` ((top,
-    bottom), (left, right)), output sizes ``out`` (Ho, Wo).  Returns
-    ``act((conv + bias) + residual)``: ``bias`` (O,) and ``residual`` (N, O, Ho,
-    Wo) optional, ``act`` one of conv_epilogue.CLAMPS ("", relu, relu6)."""
+def winograd_conv(x, u, pads, out, bias=None, out_channels=-1, residual=None, act="",
+                  ksize=3):
+    """The stride-1 ``ksize`` x ``ksize`` convolution (3 or 5) of channel-first
+    ``x`` (N, C, H, W) by the filters whose transform is ``u``: U^T (36, C, O),
+    or ``pack_filter``'s form of it (36, ceil(O / B), C, B) with
+    ``out_channels`` O; ``pads`` ((top, bottom), (left, right)), output sizes
+    ``out`` (Ho, Wo).  Returns ``act((conv + bias) + residual)``: ``bias`` (O,)
+    and ``residual`` (N, O, Ho, Wo) optional, ``act`` one of
+    conv_epilogue.CLAMPS ("", relu, relu6)."""
     if act not in CLAMPS:
-        raise ValueError(f"winograd_conv3x3: act must be one of {sorted(CLAMPS)}, got {act!r} "
+        raise ValueError(f"winograd_conv: act must be one of {sorted(CLAMPS)}, got {act!r} "
                          f"(apply other activations to the result)")
+    if ksize not in VARIANTS:
+        raise ValueError(f"winograd_conv: ksize must be one of {sorted(VARIANTS)}, "
+                         f"got {ksize}")
     if u.ndim == 4:
         if not 0 < out_channels <= u.shape[1] * u.shape[3]:
-            raise ValueError(f"winograd_conv3x3: a packed filter {list(u.shape)} needs "
+            raise ValueError(f"winograd_conv: a packed filter {list(u.shape)} needs "
                              f"out_channels in 1..{u.shape[1] * u.shape[3]}, got {out_channels}")
         if not _kernel_takes(x, u):                 # packed for another host's kernel
             u = _unpack(u, out_channels)
     o = out_channels if u.ndim == 4 else u.shape[2]
     n, c, h, w = x.shape
     ho, wo = out
-    th, tw = -(-ho // TILE), -(-wo // TILE)
+    tile = VARIANTS[ksize][0]
+    th, tw = -(-ho // tile), -(-wo // tile)
     res = np.empty((n, o, ho, wo), np.result_type(x, u))
     compiled = _compiled_takes(x, u, bias, residual, res)
     block = _BLOCK_BYTES
@@ -174,9 +205,9 @@ def winograd_conv3x3(x, u, pads, out, bias=None, out_channels=-1, residual=None,
             for r in range(0, th, band):
                 _compiled_tiles(x[i:i + chunk], u, pads, r, min(band, th - r), tw, b,
                                 None if residual is None else residual[i:i + chunk],
-                                CLAMPS[act], res[i:i + chunk])
+                                CLAMPS[act], res[i:i + chunk], tile)
         return res
-    hp, wp = TILE * th + 2, TILE * tw + 2
+    hp, wp = tile * th + _A - tile, tile * tw + _A - tile
     (pt, _), (pl, _) = pads
     rows, cols = min(h, hp - pt), min(w, wp - pl)    # input the tiles read
     for i in range(0, n, chunk):
@@ -184,7 +215,7 @@ def winograd_conv3x3(x, u, pads, out, bias=None, out_channels=-1, residual=None,
         xp = np.zeros((xs.shape[0], c, hp, wp), x.dtype)
         xp[:, :, pt:pt + rows, pl:pl + cols] = xs[:, :, :rows, :cols]
         for r in range(0, th, band):                 # a large map: bands of tile rows
-            _tiles(xp, u, r, min(band, th - r), tw, bias, res[i:i + chunk], ho, wo)
+            _tiles(xp, u, r, min(band, th - r), tw, bias, res[i:i + chunk], ho, wo, ksize)
     if residual is None and not act:
         return res
     return epilogue(act, 0.0, res.dtype, residual)(res, None)
@@ -211,7 +242,7 @@ def _negative_zeros(o):
     return z
 
 
-def _compiled_tiles(xs, u, pads, r, nr, tw, bias, residual, clamp, dst):
+def _compiled_tiles(xs, u, pads, r, nr, tw, bias, residual, clamp, dst, tile):
     """Tile rows [r, r + nr) of the samples ``xs`` into ``dst``: input transform,
     the 36 products (the GEMM kernel for a packed filter, else BLAS), output
     transform with the epilogue."""
@@ -219,26 +250,28 @@ def _compiled_tiles(xs, u, pads, r, nr, tw, bias, residual, clamp, dst):
     o = dst.shape[1]
     t = m * nr * tw
     vt = winograd_kernel.input_transform(xs, scratch("winograd_vt", (_A * _A, t, c), np.float32),
-                                         (pads[0][0], pads[1][0]), r, nr, tw)
+                                         (pads[0][0], pads[1][0]), r, nr, tw, tile)
     prod = scratch("winograd_mt", (_A * _A, t, o), np.float32)
     if u.ndim == 4:
         gemm_kernel.gemm_rows(vt, u, np.arange(c, dtype=np.int64) * u.shape[3], o, prod,
                               packed=True)
     else:
         np.matmul(vt, u, out=prod)
-    winograd_kernel.output_transform(prod, dst, bias, residual, clamp, r, nr, tw)
+    winograd_kernel.output_transform(prod, dst, bias, residual, clamp, r, nr, tw, tile)
 
 
-def _tiles(xp, u, r, nr, tw, bias, dst, ho, wo):
-    """Output rows [4r, 4(r + nr)) of ``dst`` (M, O, Ho, Wo) from the padded
-    input ``xp`` (M, C, Hp, Wp): the three steps for ``nr`` rows of tiles (numpy)."""
+def _tiles(xp, u, r, nr, tw, bias, dst, ho, wo, ksize):
+    """Output rows [m r, m (r + nr)) of ``dst`` (M, O, Ho, Wo) from the padded
+    input ``xp`` (M, C, Hp, Wp): the three steps for ``nr`` rows of tiles (numpy;
+    m the variant's output tile)."""
     m, c = xp.shape[:2]
     o = dst.shape[1]
-    kin, kout = _mats(xp.dtype)
+    tile = VARIANTS[ksize][0]
+    kin, kout = _mats(xp.dtype, ksize)
     s = xp.strides
     tiles = np.lib.stride_tricks.as_strided(
-        xp[:, :, TILE * r:], (_A, _A, c, m, nr, tw),
-        (s[2], s[3], s[1], s[0], TILE * s[2], TILE * s[3]), writeable=False)
+        xp[:, :, tile * r:], (_A, _A, c, m, nr, tw),
+        (s[2], s[3], s[1], s[0], tile * s[2], tile * s[3]), writeable=False)
     t = m * nr * tw
     v = (kin @ tiles.reshape(_A * _A, -1)).reshape(_A * _A, c, t)
     prod = np.empty((_A * _A, t, o), dst.dtype)     # M^T = V^T @ U^T, (36, tiles, O)
@@ -248,10 +281,10 @@ def _tiles(xp, u, r, nr, tw, bias, dst, ho, wo):
                               prod, packed=True)
     else:
         np.matmul(v.transpose(0, 2, 1), u, out=prod)
-    y = (kout @ prod.reshape(_A * _A, -1)).reshape(TILE, TILE, m, nr, tw, o)
+    y = (kout @ prod.reshape(_A * _A, -1)).reshape(tile, tile, m, nr, tw, o)
     y = y.transpose(2, 5, 3, 0, 4, 1)
-    y0, y1 = TILE * r, min(TILE * (r + nr), ho)
-    y = y.reshape(m, o, TILE * nr, TILE * tw)[:, :, :y1 - y0, :wo]
+    y0, y1 = tile * r, min(tile * (r + nr), ho)
+    y = y.reshape(m, o, tile * nr, tile * tw)[:, :, :y1 - y0, :wo]
     if bias is None:
         dst[:, :, y0:y1] = y
     else:

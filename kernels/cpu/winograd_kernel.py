@@ -1,6 +1,9 @@
-"""The two tile transforms of Winograd F(4x4, 3x3) (kernels/cpu/winograd.py) as
-compiled loops, vectorized over channels: LLVM IR written here, compiled once
-per process (kernels/cpu/llvm_jit.py) for float32 with the host's vector width.
+"""The two tile transforms of Winograd F(4x4, 3x3) and F(2x2, 5x5)
+(kernels/cpu/winograd.py) as compiled loops, vectorized over channels: LLVM IR
+written here, compiled once per process (kernels/cpu/llvm_jit.py) for float32
+with the host's vector width, one pair of functions per output tile size m (4
+or 2: both read 6x6 windows through the same B^T, ``m`` apart, and apply their
+own A^T).
 
 Why: done with numpy, each transform is a dense GEMM by a Kronecker matrix
 (36 x 36 for the input: 1296 multiply-adds per tile and channel where the
@@ -12,7 +15,7 @@ residual and activation passes): at batch 1 they took 2-3x the time of the
 - ``input_transform``: per sample and block of VW channels, the band's input
   rows are moved to a zero-bordered channels-last tile (channels_last_ir.py:
   contiguous loads, an in-register transpose, no padded copy of the input);
-  then for every 4x4 output tile the 36 vectors of its 6x6 window are loaded
+  then for every m x m output tile the 36 vectors of its 6x6 window are loaded
   from it, B^T d B is computed in registers (the additions of the matrices
   below, zeros skipped) and the 36 results are stored as V^T[xi, tile,
   channels] (36, T, C): the rows the products read (the GEMM kernel's
@@ -43,7 +46,10 @@ __all__ = ["available", "input_transform", "output_transform"]
 
 BT = ((4, 0, -5, 0, 1, 0), (0, -4, -4, 1, 1, 0), (0, 4, -4, -1, 1, 0),
       (0, -2, -1, 2, 1, 0), (0, 2, -1, -2, 1, 0), (0, 4, 0, -5, 0, 1))
-AT = ((1, 1, 1, 1, 1, 0), (0, 1, -1, 2, -2, 0), (0, 1, 1, 4, 4, 0), (0, 1, -1, 8, -8, 1))
+# A^T per output tile size m: F(4x4, 3x3) and F(2x2, 5x5) share the 6x6 input
+# tile and B^T (the same interpolation points), so only the tile step and A^T differ
+AT = {4: ((1, 1, 1, 1, 1, 0), (0, 1, -1, 2, -2, 0), (0, 1, 1, 4, 4, 0), (0, 1, -1, 8, -8, 1)),
+      2: ((1, 1, 1, 1, 1, 0), (0, 1, -1, 2, -2, 1))}
 
 _STATE = {}
 
@@ -98,16 +104,16 @@ def _store_offset(e, name, xi):
       "%{n}{x}_c = mul i64 %{n}{x}_b, %ld", "%{n}{x} = add i64 %{n}{x}_c, %c0", n=name, x=xi)
 
 
-def _input_ir(e):
-    e.lines.append("define void @wino_in(float* noalias %x, float* noalias %vt, "
+def _input_ir(e, m):
+    e.lines.append("define void @wino_in%d(" % m + "float* noalias %x, float* noalias %vt, "
                    "float* noalias %tile, i64 %C, i64 %H, i64 %W, i64 %pt, i64 %pl, i64 %ty0, "
                    "i64 %nty, i64 %tw, i64 %m, i64 %ld, i64 %tstride, i64 %Wt, i64 %rows, "
                    "i64 %cols) {")
     e("entry:")
 
     def body():         # the tile's 6x6 window from the channels-last tile
-        e("%wr = mul i64 %tyi, 4", "%wc = mul i64 %tx, 4",
-          "%wrow = mul i64 %wr, %Wt", "%wat = add i64 %wrow, %wc")
+        e("%wr = mul i64 %tyi, {m}", "%wc = mul i64 %tx, {m}",
+          "%wrow = mul i64 %wr, %Wt", "%wat = add i64 %wrow, %wc", m=m)
         d = [[None] * 6 for _ in range(6)]
         for a in range(6):
             e("%wa{a}_a = mul i64 %Wt, {a}", "%wa{a}_b = add i64 %wat, %wa{a}_a",
@@ -130,20 +136,22 @@ def _input_ir(e):
                   x=xi, val=e.combo(BT[j], rows[i]))
 
     def setup():        # the block's input rows of the band into the zero-bordered tile:
-        # the caller's ``rows`` x ``cols`` from input row r0 = max(4 ty0 - pt, 0)
-        e("%fr0 = mul i64 %ty0, 4", "%fr1 = sub i64 %fr0, %pt",
+        # the caller's ``rows`` x ``cols`` from input row r0 = max(m ty0 - pt, 0)
+        e("%fr0 = mul i64 %ty0, {m}", "%fr1 = sub i64 %fr0, %pt",
           "%fneg = icmp slt i64 %fr1, 0", "%r0 = select i1 %fneg, i64 0, i64 %fr1",
           "%tr0 = sub i64 %r0, %fr1", "%tro = mul i64 %tr0, %Wt",
           "%tfirst = add i64 %tro, %pl",
-          "%xr = mul i64 %r0, %W", "%xp = mul i64 %plane, %HW", "%xfirst = add i64 %xp, %xr")
+          "%xr = mul i64 %r0, %W", "%xp = mul i64 %plane, %HW", "%xfirst = add i64 %xp, %xr",
+          m=m)
         planes_to_tile(e, "g", "%x", "%xfirst", "%rows", "%cols", "%W", "%tile", "%tfirst",
                        "%Wt")
 
     _nest(e, "%C", setup, body, lambda: None)
 
 
-def _output_ir(e):
-    e.lines.append("define void @wino_out(float* noalias %mt, float* noalias %dst, "
+def _output_ir(e, m):
+    at = AT[m]
+    e.lines.append("define void @wino_out%d(" % m + "float* noalias %mt, float* noalias %dst, "
                    "float* noalias %bias, float* noalias %resid, float* noalias %otile, "
                    "i64 %hasres, float %lo, float %hi, i64 %tie, i64 %C, i64 %H, i64 %W, "
                    "i64 %ty0, i64 %nty, i64 %tw, i64 %m, i64 %ld, i64 %tstride, i64 %Wt, "
@@ -164,24 +172,24 @@ def _output_ir(e):
               "%m{x} = call {V} @{LOAD}({V}* %lpv{x}, i32 4, {M} %lm, {V} zeroinitializer)",
               x=xi)
             prods.append("%m" + str(xi))
-        half = [[e.combo(AT[r], [prods[6 * i + j] for i in range(6)]) for j in range(6)]
-                for r in range(4)]
-        e("%or = mul i64 %tyi, 4", "%oc = mul i64 %tx, 4",
-          "%orow = mul i64 %or, %Wt", "%oat = add i64 %orow, %oc")
-        for r in range(4):
+        half = [[e.combo(at[r], [prods[6 * i + j] for i in range(6)]) for j in range(6)]
+                for r in range(m)]
+        e("%or = mul i64 %tyi, {m}", "%oc = mul i64 %tx, {m}",
+          "%orow = mul i64 %or, %Wt", "%oat = add i64 %orow, %oc", m=m)
+        for r in range(m):
             e("%oa{r}_a = mul i64 %Wt, {r}", "%oa{r}_b = add i64 %oat, %oa{r}_a",
               "%oa{r} = mul i64 %oa{r}_b, {VW}",
               "%op{r} = getelementptr float, float* %otile, i64 %oa{r}", r=r)
-            for q in range(4):
+            for q in range(m):
                 e("%yb{r}{q} = fadd {V} {y}, %bv",
                   "%yp{r}{q} = getelementptr float, float* %op{r}, i64 {o}",
                   "%ypv{r}{q} = bitcast float* %yp{r}{q} to {V}*",
                   "store {V} %yb{r}{q}, {V}* %ypv{r}{q}, align 4",
-                  r=r, q=q, o=q * e.vw, y=e.combo(AT[q], half[r]))
+                  r=r, q=q, o=q * e.vw, y=e.combo(at[q], half[r]))
 
     def tiles_done():   # the band's output rows back to NCHW, with the epilogue
-        e("%frow = mul i64 %ty0, 4", "%frw = mul i64 %frow, %W",
-          "%fp = mul i64 %plane, %HW", "%ffirst = add i64 %fp, %frw")
+        e("%frow = mul i64 %ty0, {m}", "%frw = mul i64 %frow, %W",
+          "%fp = mul i64 %plane, %HW", "%ffirst = add i64 %fp, %frw", m=m)
         tile_to_planes(e, "s", "%otile", "0", "%Wt", "%rows", "%W", "%dst", "%ffirst", "%W",
                        residual=("%resid", "%resb"))
 
@@ -189,9 +197,13 @@ def _output_ir(e):
 
 
 def _compile(lanes=None):
-    return llvm_jit.build(lambda e: (_input_ir(e), _output_ir(e)), {
-        "wino_in": llvm_jit.c_types(*"ppp" + "i" * 14),
-        "wino_out": llvm_jit.c_types(*"pppppiffi" + "i" * 11)}, lanes)
+    tiles = tuple(AT)
+    types = {}
+    for m in tiles:
+        types["wino_in%d" % m] = llvm_jit.c_types(*"ppp" + "i" * 14)
+        types["wino_out%d" % m] = llvm_jit.c_types(*"pppppiffi" + "i" * 11)
+    return llvm_jit.build(lambda e: [(_input_ir(e, m), _output_ir(e, m)) for m in tiles],
+                          types, lanes)
 
 
 def available():
@@ -209,34 +221,42 @@ def _check(name, a, ndim):
                          f"{list(getattr(a, 'shape', ()))}")
 
 
-def input_transform(x, vt, pads, ty0, nty, tw):
+def input_transform(x, vt, pads, ty0, nty, tw, tile=4):
     """V^T of the tiles ``ty0 .. ty0 + nty - 1`` (rows) x ``tw`` of every sample of
-    ``x`` (M, C, H, W) into ``vt`` (36, >= M * nty * tw, C); ``pads`` (top, left)."""
+    ``x`` (M, C, H, W) into ``vt`` (36, >= M * nty * tw, C); ``pads`` (top, left);
+    ``tile`` the output tile size m (4: F(4x4, 3x3), 2: F(2x2, 5x5)), the 6x6
+    windows ``m`` apart."""
     _check("input", x, 4)
     _check("transformed input", vt, 3)
+    if tile not in AT:
+        raise ValueError(f"winograd input: tile must be one of {sorted(AT)}, got {tile}")
     m, c, h, w = x.shape
     if vt.shape[0] != 36 or vt.shape[2] != c or vt.shape[1] < m * nty * tw:
         raise ValueError(f"winograd input: V^T must be [36, >= {m * nty * tw}, {c}], "
                          f"got {list(vt.shape)}")
     fn, vw = _STATE["fn"]
     pt, pl = pads
-    first = max(4 * ty0 - pt, 0)                    # the band's input rows and columns
-    rows = max(min(h, 4 * (ty0 + nty) + 2 - pt) - first, 0)
-    cols = max(min(w, 4 * tw + 2 - pl), 0)
-    wt = max(4 * tw + 2, pl + cols) + vw            # + a step's slack
-    tile = np.zeros((4 * nty + 2, wt, vw), np.float32)
-    fn["wino_in"](x.ctypes.data, vt.ctypes.data, tile.ctypes.data, c, h, w, pt, pl, ty0, nty,
-                  tw, m, c, vt.shape[1], wt, rows, cols)
+    reach = 6 - tile                                # window rows past a tile's outputs
+    first = max(tile * ty0 - pt, 0)                 # the band's input rows and columns
+    rows = max(min(h, tile * (ty0 + nty) + reach - pt) - first, 0)
+    cols = max(min(w, tile * tw + reach - pl), 0)
+    wt = max(tile * tw + reach, pl + cols) + vw     # + a step's slack
+    buf = np.zeros((tile * nty + reach, wt, vw), np.float32)
+    fn["wino_in%d" % tile](x.ctypes.data, vt.ctypes.data, buf.ctypes.data, c, h, w, pt, pl,
+                           ty0, nty, tw, m, c, vt.shape[1], wt, rows, cols)
     return vt
 
 
-def output_transform(mt, dst, bias, residual, clamp, ty0, nty, tw):
-    """Output rows ``4 ty0 ..`` of ``dst`` (M, O, Ho, Wo) from the products ``mt``
-    (36, >= M * nty * tw, O): ``clamp((y + bias) + residual)`` (module docstring);
-    ``residual`` None or like ``dst``; ``clamp`` (lo, hi, tie)."""
+def output_transform(mt, dst, bias, residual, clamp, ty0, nty, tw, tile=4):
+    """Output rows ``tile * ty0 ..`` of ``dst`` (M, O, Ho, Wo) from the products
+    ``mt`` (36, >= M * nty * tw, O): ``clamp((y + bias) + residual)`` (module
+    docstring); ``residual`` None or like ``dst``; ``clamp`` (lo, hi, tie);
+    ``tile`` as for ``input_transform``."""
     _check("products", mt, 3)
     _check("output", dst, 4)
     _check("bias", bias, 1)
+    if tile not in AT:
+        raise ValueError(f"winograd output: tile must be one of {sorted(AT)}, got {tile}")
     m, o, ho, wo = dst.shape
     if mt.shape[0] != 36 or mt.shape[2] != o or mt.shape[1] < m * nty * tw or \
             bias.shape != (o,):
@@ -248,11 +268,12 @@ def output_transform(mt, dst, bias, residual, clamp, ty0, nty, tw):
             raise ValueError(f"winograd output: residual {list(residual.shape)} must have "
                              f"the output's shape {list(dst.shape)}")
     fn, vw = _STATE["fn"]
-    wt = 4 * tw + vw
-    otile = np.zeros((4 * nty, wt, vw), np.float32)
+    wt = tile * tw + vw
+    otile = np.zeros((tile * nty, wt, vw), np.float32)
     lo, hi, tie = clamp
-    fn["wino_out"](mt.ctypes.data, dst.ctypes.data, bias.ctypes.data,
-                   (dst if residual is None else residual).ctypes.data, otile.ctypes.data,
-                   int(residual is not None), lo, hi, int(tie), o, ho, wo, ty0, nty, tw, m, o,
-                   mt.shape[1], wt, max(min(4 * nty, ho - 4 * ty0), 0))
+    fn["wino_out%d" % tile](mt.ctypes.data, dst.ctypes.data, bias.ctypes.data,
+                            (dst if residual is None else residual).ctypes.data,
+                            otile.ctypes.data, int(residual is not None), lo, hi, int(tie), o,
+                            ho, wo, ty0, nty, tw, m, o, mt.shape[1], wt,
+                            max(min(tile * nty, ho - tile * ty0), 0))
     return dst

@@ -138,10 +138,11 @@ _declare_conv_fusion()
 
 # ------------------------------------------------------------------ winograd conv
 # ``sampan_conv2d_winograd``: the same convolution as ``sampan_conv2d_fusion`` for
-# a 3x3, stride-1, dilation-1, ungrouped, channel-first conv, computed by
-# Winograd F(4x4, 3x3) (kernels/cpu/winograd.py) from a Filter already
-# transformed once by the pass that writes the op (inference/winograd.py):
-# U^T [36, C, O] instead of [O, C, 3, 3], or that transform packed for sampan's
+# a 3x3 or 5x5 (``kernel_size``), stride-1, dilation-1, ungrouped, channel-first
+# conv, computed by Winograd F(4x4, 3x3) or F(2x2, 5x5) (kernels/cpu/winograd.py)
+# from a Filter already transformed once by the pass that writes the op
+# (inference/winograd.py): U^T [36, C, O] instead of [O, C, k, k], or that
+# transform packed for sampan's
 # GEMM kernel, [36, ceil(O / B), C, B] (``out_channels`` = O; winograd.pack_filter).
 def _winograd_infer(metas, attrs):
     from .nn_conv import conv_geometry
@@ -165,7 +166,10 @@ def _winograd_infer(metas, attrs):
     if b is not None and (len(b.shape) != 1 or -1 not in (b.shape[0], o) and b.shape[0] != o):
         raise OpError(f"sampan_conv2d_winograd: Bias must be 1-D with one value per output "
                       f"channel ({o}), got shape {list(b.shape)}")
-    _, dil, strides, out = conv_geometry(tuple(x.shape[2:]), (3, 3), attrs)
+    k = attrs["kernel_size"]
+    if k not in (3, 5):
+        raise OpError(f"sampan_conv2d_winograd: kernel_size must be 3 or 5, got {k}")
+    _, dil, strides, out = conv_geometry(tuple(x.shape[2:]), (k, k), attrs)
     if tuple(strides) != (1, 1) or tuple(dil) != (1, 1) or attrs["groups"] != 1:
         raise OpError(f"sampan_conv2d_winograd: needs strides, dilations [1, 1] and groups "
                       f"1, got {list(strides)}, {list(dil)}, {attrs['groups']}")
@@ -178,7 +182,7 @@ def _declare_winograd():
     from .nn_conv import _CONV_ATTRS
     defop("sampan_conv2d_winograd", "Input Filter Bias? ResidualData?", "Output",
           _CONV_ATTRS + (("activation", "STRING", ""), ("alpha", "FLOAT", 0.0),
-                         ("out_channels", "INT", -1)),
+                         ("out_channels", "INT", -1), ("kernel_size", "INT", 3)),
           infer=_winograd_infer, same_dtype=("Input", "Filter", "Bias"))
 
 

@@ -1,5 +1,5 @@
-"""Winograd F(4x4, 3x3) (kernels/cpu/winograd.py) and the Predictor's
-sampan_conv_winograd_pass (inference/winograd.py): the kernel equals the
+"""Winograd F(4x4, 3x3) and F(2x2, 5x5) (kernels/cpu/winograd.py) and the
+Predictor's sampan_conv_winograd_pass (inference/winograd.py): the kernel equals the
 direct convolution computed in float64 to 3e-5 of the output's scale, with
 any padding, odd output sizes and batches split into chunks, by both tile
 transforms (the compiled ones of kernels/cpu/winograd_kernel.py and numpy's);
@@ -31,7 +31,7 @@ def transforms(request, monkeypatch):
 
 
 def _reference(x, w, pads, b):
-    out = tuple(conv_out(i, 3, 1, p, 1) for i, p in zip(x.shape[2:], pads))
+    out = tuple(conv_out(i, w.shape[2], 1, p, 1) for i, p in zip(x.shape[2:], pads))
     ref = direct.conv_forward(x.astype(np.float64), w.astype(np.float64), 1, pads, (1, 1),
                               (1, 1), out, None if b is None else b.astype(np.float64))
     return ref, out
@@ -46,46 +46,49 @@ def _reference(x, w, pads, b):
     (2, 4, 5, (16, 8), ((1, 1), (1, 1))),         # whole tiles: written in place
 ])
 @pytest.mark.parametrize("bias", [False, True])
-def test_kernel_equals_the_direct_convolution(n, c, o, hw, pads, bias, transforms):
+@pytest.mark.parametrize("k", [3, 5])
+def test_kernel_equals_the_direct_convolution(n, c, o, hw, pads, bias, k, transforms):
     rs = np.random.RandomState(n * 100 + c)
     x = rs.standard_normal((n, c) + hw).astype("float32")
-    w = (rs.standard_normal((o, c, 3, 3)) / 3).astype("float32")
+    w = (rs.standard_normal((o, c, k, k)) / k).astype("float32")
     b = rs.standard_normal(o).astype("float32") if bias else None
     ref, out = _reference(x, w, pads, b)
-    got = W.winograd_conv3x3(x, W.filter_transform(w), pads, out, b)
+    got = W.winograd_conv(x, W.filter_transform(w), pads, out, b, ksize=k)
     assert got.shape == ref.shape and got.dtype == np.float32
     assert np.abs(got - ref).max() <= TOL * np.abs(ref).max()
 
 
 @pytest.mark.parametrize("block", [1, 4000])
 @pytest.mark.parametrize("hw", [(17, 9), (16, 12)])      # partial / whole tiles
-def test_batches_in_chunks_and_bands_of_tile_rows(monkeypatch, block, hw, transforms):
+@pytest.mark.parametrize("k", [3, 5])
+def test_batches_in_chunks_and_bands_of_tile_rows(monkeypatch, block, hw, k, transforms):
     # block 1: one sample and one row of tiles at a time; 4000: bands of 2 rows
     rs = np.random.RandomState(3)
     x = rs.standard_normal((5, 4) + hw).astype("float32")
-    w = rs.standard_normal((6, 4, 3, 3)).astype("float32")
-    u, pads = W.filter_transform(w), ((1, 1), (1, 1))
+    w = rs.standard_normal((6, 4, k, k)).astype("float32")
+    u, pads = W.filter_transform(w), ((k // 2, k // 2), (k // 2, k // 2))
     ref, _ = _reference(x, w, pads, None)
     monkeypatch.setattr(W, "_BLOCK_BYTES", block)
-    got = W.winograd_conv3x3(x, u, pads, hw)
+    got = W.winograd_conv(x, u, pads, hw, ksize=k)
     assert np.abs(got - ref).max() <= TOL * np.abs(ref).max()
 
 
-def test_float64_is_exact_to_double_rounding():
+@pytest.mark.parametrize("k", [3, 5])
+def test_float64_is_exact_to_double_rounding(k):
     rs = np.random.RandomState(4)
-    x, w = rs.standard_normal((1, 3, 8, 8)), rs.standard_normal((2, 3, 3, 3))
+    x, w = rs.standard_normal((1, 3, 8, 8)), rs.standard_normal((2, 3, k, k))
     ref, out = _reference(x, w, ((1, 1), (1, 1)), None)
-    got = W.winograd_conv3x3(x, W.filter_transform(w), ((1, 1), (1, 1)), out)
+    got = W.winograd_conv(x, W.filter_transform(w), ((1, 1), (1, 1)), out, ksize=k)
     assert got.dtype == np.float64
     assert np.abs(got - ref).max() <= 1e-12 * np.abs(ref).max()
 
 
 class Net(paddle.nn.Layer):
-    """conv 3x3 (rewritten), conv 3x3 stride 2 and a narrow conv (kept)."""
+    """conv k x k (rewritten), conv 3x3 stride 2 and a narrow conv (kept)."""
 
-    def __init__(self, c):
+    def __init__(self, c, k=3):
         super().__init__()
-        self.a = paddle.nn.Conv2D(c, c, 3, padding=1)
+        self.a = paddle.nn.Conv2D(c, c, k, padding=k // 2)
         self.bn = paddle.nn.BatchNorm2D(c)
         self.b = paddle.nn.Conv2D(c, c, 3, stride=2, padding=1)
         self.c = paddle.nn.Conv2D(c, 8, 3, padding=1)
@@ -103,11 +106,11 @@ def _predictor(prefix, ir, skip=()):
     return paddle.inference.create_predictor(cfg)
 
 
-def _saved_net(tmp_path, c, seed=None, hw=(16, 16)):
-    """Net(c) in eval mode saved under tmp_path; returns the path prefix."""
+def _saved_net(tmp_path, c, seed=None, hw=(16, 16), k=3):
+    """Net(c, k) in eval mode saved under tmp_path; returns the path prefix."""
     if seed is not None:
         paddle.seed(seed)
-    net = Net(c)
+    net = Net(c, k)
     net.eval()
     prefix = str(tmp_path / "m")
     paddle.jit.save(net, prefix, input_spec=[InputSpec([None, c, *hw], "float32")])
@@ -118,14 +121,19 @@ def _types(pred):
     return [op.type for op in pred._core.program.global_block().ops]
 
 
-def test_pass_rewrites_the_eligible_conv_and_keeps_the_outputs(tmp_path, monkeypatch,
+@pytest.mark.parametrize("k, tile", [(3, 4), (5, 2)])
+def test_pass_rewrites_the_eligible_conv_and_keeps_the_outputs(tmp_path, monkeypatch, k, tile,
                                                                transforms):
     monkeypatch.setattr(pass_mod, "MIN_SIDE", 8)
     c = pass_mod.MIN_CHANNELS
-    prefix = _saved_net(tmp_path, c, seed=7)
+    prefix = _saved_net(tmp_path, c, seed=7, k=k)
     plain, fast = _predictor(prefix, False), _predictor(prefix, True)
     no_wino = _predictor(prefix, True, skip=["sampan_conv_winograd_pass"])
     assert _types(fast).count(pass_mod.WINOGRAD_CONV) == 1       # only self.a
+    (op,) = [op for op in fast._core.program.global_block().ops
+             if op.type == pass_mod.WINOGRAD_CONV]
+    assert op.attr("kernel_size") == k
+    assert op.input("Filter")[0].endswith("@winograd%d" % tile)
     assert pass_mod.WINOGRAD_CONV not in _types(no_wino)
     assert "sampan_conv_winograd_pass: sampan_conv2d_fusion x1 -> " \
            "sampan_conv2d_winograd x1" in fast.explain()
@@ -152,6 +160,11 @@ def test_bad_filter_is_named():
         op.infer_meta([x, Meta((36, 4, 6), "float32"), b, Meta((1, 6, 8, 7), "float32")], attrs)
     with pytest.raises(OpError, match="ResidualData must be float32"):
         op.infer_meta([x, Meta((36, 4, 6), "float32"), b, Meta((1, 6, 8, 8), "float64")], attrs)
+    with pytest.raises(OpError, match="kernel_size must be 3 or 5, got 4"):
+        op.infer_meta([x, Meta((36, 4, 6), "float32"), b, None], dict(attrs, kernel_size=4))
+    (m,) = op.infer_meta([x, Meta((36, 4, 6), "float32"), b, None],
+                         dict(attrs, kernel_size=5, paddings=[2, 2]))
+    assert tuple(m.shape) == (1, 6, 8, 8)
     (m,) = op.infer_meta([x, Meta((36, 4, 6), "float32"), b, None], attrs)
     assert tuple(m.shape) == (1, 6, 8, 8)
     (m,) = op.infer_meta([x, Meta((36, 4, 6), "float32"), b, Meta((-1, 6, 8, 8), "float32")],
@@ -167,18 +180,19 @@ needs_kernel = pytest.mark.skipif(not G.available(), reason="no GEMM kernel on t
 @pytest.mark.parametrize("n, c, o, hw", [(1, 8, 40, (7, 7)), (2, 5, 7, (9, 11)),
                                          (3, 33, 32, (14, 14)), (1, 4, 70, (4, 5))])
 @pytest.mark.parametrize("bias", [False, True])
-def test_packed_filter_equals_the_direct_convolution(n, c, o, hw, bias, transforms):
+@pytest.mark.parametrize("k", [3, 5])
+def test_packed_filter_equals_the_direct_convolution(n, c, o, hw, bias, k, transforms):
     # the 36 products by the GEMM kernel (M^T = V^T U^T, vectorized over the
     # output channels), O not a multiple of the block width included
     rs = np.random.RandomState(n * 10 + o)
     x = rs.standard_normal((n, c) + hw).astype("float32")
-    w = (rs.standard_normal((o, c, 3, 3)) / 3).astype("float32")
+    w = (rs.standard_normal((o, c, k, k)) / k).astype("float32")
     b = rs.standard_normal(o).astype("float32") if bias else None
-    pads = ((1, 1), (1, 1))
+    pads = ((k // 2, k // 2), (k // 2, k // 2))
     ref, out = _reference(x, w, pads, b)
     up = W.pack_filter(W.filter_transform(w))
     assert up.shape == (36, -(-o // G.block_width()), c, G.block_width())
-    got = W.winograd_conv3x3(x, up, pads, out, b, out_channels=o)
+    got = W.winograd_conv(x, up, pads, out, b, out_channels=o, ksize=k)
     assert got.shape == ref.shape and got.dtype == np.float32
     assert np.abs(got - ref).max() <= TOL * np.abs(ref).max()
 
@@ -197,10 +211,10 @@ def test_packed_filter_for_another_block_width_is_unpacked(monkeypatch, transfor
     narrow = W.pack_filter(W.filter_transform(w))
     assert narrow.shape[3] == wide.shape[3] // 2
     for up in (wide, narrow):
-        got = W.winograd_conv3x3(x, up, pads, out, None, out_channels=20)
+        got = W.winograd_conv(x, up, pads, out, None, out_channels=20)
         assert np.abs(got - ref).max() <= TOL * np.abs(ref).max()
     with pytest.raises(ValueError, match="needs out_channels in 1..32, got -1"):
-        W.winograd_conv3x3(x, narrow, pads, out, None)
+        W.winograd_conv(x, narrow, pads, out, None)
 
 
 @needs_kernel

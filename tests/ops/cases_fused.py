@@ -65,22 +65,26 @@ CASES += [_conv_case("leaky_relu", alpha=0.1), _conv_case("relu", stride=2),
           _conv_case("hard_swish", groups=2)]
 
 
-def _winograd_case(act, shape, seed):
-    """sampan_conv2d_winograd takes the filter the pass transformed; the reference
-    convolves with the original one (rounding of the transforms: rtol 3e-5)."""
+def _winograd_case(act, shape, seed, k=3):
+    """sampan_conv2d_winograd takes the filter the pass transformed (a k x k
+    one: F(4x4, 3x3) or F(2x2, 5x5)); the reference convolves with the original
+    one (rounding of the transforms: rtol 3e-5)."""
     from sampan.kernels.cpu.winograd import filter_transform
     n, c, h, w = shape
-    filt = rand(5, c, 3, 3, seed=seed + 1)
+    filt = rand(5, c, k, k, seed=seed + 1)
     return Case("sampan_conv2d_winograd",
                 {"Input": rand(*shape, seed=seed) * 3, "Filter": filter_transform(filt),
                  "Bias": rand(5, seed=seed + 2)},
-                {"paddings": [1, 1], "activation": act},
-                ref=lambda Input, Filter, Bias: _conv_ref(act)(Input, filt, Bias), grad=False,
-                rtol=3e-5, atol=3e-5, id=f"sampan_conv2d_winograd_{act or 'none'}_{h}x{w}")
+                {"paddings": [k // 2, k // 2], "activation": act, "kernel_size": k},
+                ref=lambda Input, Filter, Bias: _conv_ref(act, pad=k // 2)(Input, filt, Bias),
+                grad=False, rtol=3e-5, atol=3e-5,
+                id=f"sampan_conv2d_winograd{k}_{act or 'none'}_{h}x{w}")
 
 
 CASES += [_winograd_case("", (2, 4, 6, 5), 20), _winograd_case("relu", (1, 3, 9, 11), 30),
-          _winograd_case("hard_swish", (3, 2, 4, 4), 40)]
+          _winograd_case("hard_swish", (3, 2, 4, 4), 40),
+          _winograd_case("relu6", (2, 3, 7, 9), 80, k=5),
+          _winograd_case("swish", (1, 2, 5, 4), 90, k=5)]
 
 
 def _packed_fc_case(relu, lead, seed, plain=False):
