@@ -87,6 +87,27 @@ def test_every_width_batched(c):
             assert np.abs(out - want).max() <= TOL * np.abs(want).max()
 
 
+def test_block_width_is_the_cheapest_cover():
+    # blocks x width, the 16-wide ones at COLUMN_COST's premium: no 48-wide
+    # block computing 96 columns for 64 or 288 for 256
+    assert [T.width(c) for c in (4, 16, 24, 32, 40, 48, 64, 80, 96, 112, 160, 256, 2048)] == \
+        [16, 16, 32, 32, 48, 48, 32, 16, 48, 16, 32, 32, 48]
+
+
+@pytest.mark.parametrize("blk", [16, 32, 48])
+@pytest.mark.parametrize("c", [20, 64, 70])
+def test_every_block_width_computes_the_same_product(blk, c):
+    # a filter packed for any of the widths (whichever the rule picks for c)
+    from sampan.kernels.cpu import gemm_kernel as G
+    rs = np.random.RandomState(blk + c)
+    x = rs.standard_normal((2, 24, 49)).astype(np.float32)
+    w = rs.standard_normal((c, 24)).astype(np.float32)
+    out = np.zeros((2, c, 49), np.float32)
+    T.gemm(x.transpose(0, 2, 1), G.pack_columns(w.T, blk), out)
+    want = np.einsum("ck,nkr->ncr", w.astype(np.float64), x)
+    assert np.abs(out - want).max() <= TOL * np.abs(want).max()
+
+
 def test_signed_zeros_and_nans_follow_the_unfused_ops():
     packed = T.pack(np.zeros((1, 2), np.float32))
     x = np.array([[0.0, 0.0]], np.float32)                  # products +0.0
