@@ -16,8 +16,9 @@ program's variable shapes; an unknown height or width keeps the direct conv).
 Outputs differ from the direct convolution by rounding: about 1e-5 of the
 output's scale (tests/inference/test_winograd.py).
 
-5x5 layers take F(2x2, 5x5) under the same rules: 9 products per output where
-the direct convolution has 25; measured on one core against the fused direct
+5x5 layers take F(2x2, 5x5) under the compiled transforms' rule (with numpy's
+transforms, 9 products per output where the direct convolution has 25 did not
+pay: 1.2-3.2x its time); measured on one core against the fused direct
 convolution (relu epilogue): AlexNet's 64 -> 192 on 27x27 0.46-0.53x the time
 at batch 1 and 16, Inception-v3's 48 -> 64 on 35x35 0.50-0.58x, GoogLeNet's
 16-48 -> 32-128 layers on 27x27 to 6x6 0.30-0.62x.
@@ -70,6 +71,8 @@ def _eligible(op, params):
     if w is None or w.ndim != 4 or w.shape[2] != w.shape[3] or w.shape[2] not in VARIANTS:
         return False
     compiled = w.dtype == "float32" and winograd_kernel.available()
+    if w.shape[2] != 3 and not compiled:
+        return False        # F(2x2, 5x5) with numpy's transforms: 1.2-3.2x the direct time
     if min(w.shape[:2]) < (MIN_CHANNELS_COMPILED if compiled else MIN_CHANNELS) or \
             op.attr("groups") != 1 or list(op.attr("strides")) not in ([1, 1], [1]) or \
             list(op.attr("dilations")) not in ([1, 1], [1]):

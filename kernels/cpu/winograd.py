@@ -53,7 +53,7 @@ from . import gemm_kernel, winograd_kernel
 from .conv_epilogue import CLAMPS, epilogue
 from .workspace import scratch
 
-__all__ = ["TILE", "VARIANTS", "filter_transform", "fast_filter_transform", "pack_filter",
+__all__ = ["VARIANTS", "filter_transform", "fast_filter_transform", "pack_filter",
            "winograd_conv", "MIN_CHANNELS_COMPILED", "MIN_SIDE_COMPILED"]
 
 _A = 6                         # input tile size, both variants
@@ -86,7 +86,6 @@ def _variant(r):
 # kron(A^T, A^T) (m*m, 36))
 VARIANTS = {r: (m, at, g, np.kron(_BT, _BT), np.kron(g, g), np.kron(at, at))
             for r, (m, at, g) in ((r, _variant(r)) for r in (3, 5))}
-TILE = VARIANTS[3][0]          # F(4x4, 3x3)'s output tile
 _CAST = {}
 _KRON_G = {}
 

@@ -129,14 +129,17 @@ def test_pass_rewrites_the_eligible_conv_and_keeps_the_outputs(tmp_path, monkeyp
     prefix = _saved_net(tmp_path, c, seed=7, k=k)
     plain, fast = _predictor(prefix, False), _predictor(prefix, True)
     no_wino = _predictor(prefix, True, skip=["sampan_conv_winograd_pass"])
-    assert _types(fast).count(pass_mod.WINOGRAD_CONV) == 1       # only self.a
-    (op,) = [op for op in fast._core.program.global_block().ops
-             if op.type == pass_mod.WINOGRAD_CONV]
-    assert op.attr("kernel_size") == k
-    assert op.input("Filter")[0].endswith("@winograd%d" % tile)
     assert pass_mod.WINOGRAD_CONV not in _types(no_wino)
-    assert "sampan_conv_winograd_pass: sampan_conv2d_fusion x1 -> " \
-           "sampan_conv2d_winograd x1" in fast.explain()
+    if k == 5 and transforms == "numpy":        # F(2x2, 5x5) only with the compiled ones
+        assert pass_mod.WINOGRAD_CONV not in _types(fast)
+    else:
+        assert _types(fast).count(pass_mod.WINOGRAD_CONV) == 1       # only self.a
+        (op,) = [op for op in fast._core.program.global_block().ops
+                 if op.type == pass_mod.WINOGRAD_CONV]
+        assert op.attr("kernel_size") == k
+        assert op.input("Filter")[0].endswith("@winograd%d" % tile)
+        assert "sampan_conv_winograd_pass: sampan_conv2d_fusion x1 -> " \
+               "sampan_conv2d_winograd x1" in fast.explain()
     x = np.random.RandomState(1).standard_normal([2, c, 16, 16]).astype("float32")
     for want, got in zip(plain.run([x]), fast.run([x])):
         assert np.abs(got - want).max() <= TOL * np.abs(want).max()
