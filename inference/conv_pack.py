@@ -29,8 +29,12 @@ loses where the product is narrow: 1x1 layers with few input channels (196 x 64
 (half the 16-wide block empty: 1.3-1.7x), and 28x28 maps in a model (1.15x:
 the pixels' K strided rows outrun the prefetchers once they leave L2), hence
 ``MAX_PIXELS``, ``MIN_CHANNELS_1X1``, ``MIN_FLOPS_1X1``, ``MIN_K`` and
-``MIN_GROUP_CHANNELS``.  Outputs differ from the unpacked ones by rounding
-(FMA sums in k order).
+``MIN_GROUP_CHANNELS``.  (The narrow 1x1 layers lost mostly to 48-wide blocks
+computing 96 columns for 64 and 288 for 256; since the kernels take the
+cheapest block width, 1x1 layers on 14x14 maps pay from 64 input channels and
+8 MFLOP: MobileNetV2 at batch 1 0.97-0.98x, GoogLeNet 0.98-0.99x, ShuffleNetV2
+x2.0 0.99x; 4 MFLOP took ShuffleNetV2 x1.0's 116-channel layers: 1.02x.)
+Outputs differ from the unpacked ones by rounding (FMA sums in k order).
 """
 from ..kernels.cpu import gemm_transposed
 from ..kernels.cpu.conv_transposed import pack_filter
@@ -43,8 +47,8 @@ __all__ = ["conv_pack", "PACKED_CONV", "MAX_PIXELS", "MIN_CHANNELS_1X1", "MIN_FL
 
 PACKED_CONV = "sampan_conv2d_packed"
 MAX_PIXELS = 256                    # 16x16: 28x28 maps lose at batch 1 (below)
-MIN_CHANNELS_1X1 = 256
-MIN_FLOPS_1X1 = 16e6
+MIN_CHANNELS_1X1 = 64
+MIN_FLOPS_1X1 = 8e6
 # on 7x7 and 8x8 maps BLAS's 49-64 columns are narrower still: 1x1 layers from
 # 128 input channels and 4 MFLOP pay (49 x 160 -> 960 0.93x, 49 x 960 -> 320
 # 0.87x BLAS's time; MobileNetV2 at batch 1 and 16 0.98x and 0.97x, V3-small b1

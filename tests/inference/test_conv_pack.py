@@ -304,18 +304,22 @@ def _low_thresholds(monkeypatch, channels):
         monkeypatch.setattr(pass_mod, name, value)
 
 
-@pytest.mark.parametrize("hw,taken", [((7, 7), True), ((8, 8), True), ((14, 14), False)])
-def test_small_maps_take_narrower_1x1_layers(tmp_path, hw, taken):
-    """128 -> 384 channels: on 7x7 and 8x8 maps the small-map rule (128 input
-    channels, 4 MFLOP) takes it, on 14x14 the general one (256) does not."""
+@pytest.mark.parametrize("c,o,hw,taken", [
+    (128, 384, (7, 7), True), (128, 384, (8, 8), True),    # small maps: 128 channels, 4 MFLOP
+    (64, 384, (7, 7), False), (128, 160, (7, 7), False),
+    (64, 384, (14, 14), True),                              # 14x14: 64 channels, 8 MFLOP
+    (48, 384, (14, 14), False), (64, 256, (14, 14), False)])
+def test_1x1_layers_are_taken_by_channels_and_work(tmp_path, c, o, hw, taken):
+    """MIN_CHANNELS_1X1(_SMALL_MAP) input channels and MIN_FLOPS_1X1(_SMALL_MAP)
+    per sample, by the map's size."""
     paddle.seed(3)
-    net = paddle.nn.Conv2D(128, 384, 1)
+    net = paddle.nn.Conv2D(c, o, 1)
     net.eval()
     prefix = str(tmp_path / "m")
-    paddle.jit.save(net, prefix, input_spec=[InputSpec([None, 128, *hw], "float32")])
+    paddle.jit.save(net, prefix, input_spec=[InputSpec([None, c, *hw], "float32")])
     fast = _predictor(prefix, True)
     assert (pass_mod.PACKED_CONV in _types(fast)) == taken
-    x = np.random.RandomState(1).standard_normal([1, 128, *hw]).astype("float32")
+    x = np.random.RandomState(1).standard_normal([1, c, *hw]).astype("float32")
     (want,), (got,) = _predictor(prefix, False).run([x]), fast.run([x])
     assert np.abs(got - want).max() <= TOL * np.abs(want).max()
 
