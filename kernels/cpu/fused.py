@@ -138,16 +138,19 @@ sampan_conv2d_fusion.fresh = True
 
 # a 1x1 layer (stride 1, unpadded, ungrouped, a clamp activation or none, no
 # input map) at batch 1 on a map of at least ROWS_MIN_PIXELS pixels, with at
-# most ROWS_MAX_WEIGHTS filter values (in L1 while the input streams), runs
-# the GEMM kernel with its bias, residual and clamp in the stores (gemm_kernel.
-# rows_product) instead of BLAS and a pass over the output.  Measured on one
-# core: MobileNetV2's 1x1 layers on 28x28 to 112x112 maps 0.76-0.94x the time
-# (the models: MobileNetV1 and V2 at batch 1 ~2% faster); ResNet-50's larger
-# filters 0.90-1.03x alone but 1-2% slower in the model; on 14x14 and 7x7 maps
-# about even (0.95-1.06x) and at batch 16 mostly slower (1.03-1.21x on
-# ResNet-50's layers), so those keep BLAS
+# most ROWS_MAX_WEIGHTS filter values (256 KB: in L2 while the input streams),
+# runs the GEMM kernel with its bias, residual and clamp in the stores
+# (gemm_kernel.rows_product) instead of BLAS and a pass over the output.
+# Measured on one core: MobileNetV2's 1x1 layers on 28x28 to 112x112 maps
+# 0.76-0.94x the time (the models: MobileNetV1 and V2 at batch 1 ~2% faster);
+# filters up to 65536 values (MobileNetV1's 128-256 channel layers on 56x56 and
+# 28x28 maps) MobileNetV1 0.98-0.99x more in three in-process A/Bs, ResNet-50,
+# ResNeXt-50, Wide ResNet-50 and GoogLeNet 0.995-1.0x (an earlier kernel lost
+# 1-2% on ResNet-50's there); on 14x14 and 7x7 maps about even (0.95-1.06x)
+# and at batch 16 mostly slower (1.03-1.21x on ResNet-50's layers), so those
+# keep BLAS
 ROWS_MIN_PIXELS = 784
-ROWS_MAX_WEIGHTS = 8192
+ROWS_MAX_WEIGHTS = 65536
 
 
 def _rows_fast(attrs, general, packed=False):
