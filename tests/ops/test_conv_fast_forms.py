@@ -4,13 +4,17 @@ equal the general kernel to float32 rounding with and without bias, residual
 and each clamp, and the other shapes (batch 2, a small map, a 3x3 filter, an
 input map, float64) go the general way; depthwise layers (``_depthwise_fast``,
 depthwise_kernel.prepared) give the general kernel's bits where the compiled
-kernel runs them and go the general way elsewhere; a new filter array is
-prepared again; the prepared product checks its operands."""
+kernel runs them and go the general way elsewhere; packed 1x1 layers on small
+maps (``_transposed_fast``, gemm_transposed.one_by_one) equal the general
+kernel where it takes the transposed kernel and go the general way where it
+does not; a new filter array is prepared again; the prepared products check
+their operands."""
 import numpy as np
 import pytest
 
 from sampan.kernels.cpu import fused
 from sampan.kernels.cpu import gemm_kernel as G
+from sampan.kernels.cpu import gemm_transposed as T
 from sampan.kernels.cpu.conv_epilogue import CLAMPS
 
 pytestmark = pytest.mark.skipif(not G.available(), reason="no GEMM kernel on this host")
@@ -151,3 +155,76 @@ def test_depthwise_attrs_that_rule_the_form_out():
     for change in (dict(dilations=[2, 2]), dict(activation="swish"),
                    dict(data_format="NHWC"), dict(groups=1, paddings=[1, 1])):
         assert fused._depthwise_fast(dict(DW, **change), None) is None, change
+
+
+# ---------------------------------------------------------------- packed 1x1 layers
+needs_transposed = pytest.mark.skipif(not G.available() or not T.available(),
+                                      reason="no transposed kernels on this host")
+
+
+def _packed(w):
+    from sampan.kernels.cpu.conv_transposed import pack_filter
+    return pack_filter(w, 1)
+
+
+@needs_transposed
+@pytest.mark.parametrize("act", ["", "relu", "relu6"])
+@pytest.mark.parametrize("bias, resid", [(True, False), (False, False), (True, True)])
+@pytest.mark.parametrize("n, c, o, side", [(1, 64, 40, 14), (2, 24, 64, 7), (1, 9, 112, 7)])
+def test_packed_1x1_form_equals_the_general_kernel(act, bias, resid, n, c, o, side):
+    attrs = dict(ATTRS, activation=act)
+    x, w, b = _inputs(n, c, o, side, seed=c + o)
+    b = b if bias else None
+    r = np.random.RandomState(9).standard_normal((n, o, side, side)).astype(np.float32) \
+        if resid else None
+    wp = _packed(w)
+    want = fused.sampan_conv2d_packed([x, w, wp, b, r, None, None], attrs, None)[0]
+    run = fused.sampan_conv2d_packed.fast(attrs)
+    _close(run(x, w, wp, b, r, None, None), want)
+    _close(run(x, w, wp, b, r, None, None), want)        # the prepared product again
+    wp2 = _packed(w * 2)                                  # a new packed filter: prepared again
+    want2 = fused.sampan_conv2d_packed([x, w * 2, wp2, b, r, None, None], attrs, None)[0]
+    _close(run(x, w * 2, wp2, b, r, None, None), want2)
+
+
+@needs_transposed
+@pytest.mark.parametrize("n, side, dtype, mapped, width", [
+    (2, 14, np.float32, False, None),       # 392 rows of 196-pixel samples: BLAS
+    (1, 7, np.float32, True, None),         # an input map
+    (1, 7, np.float64, False, None),
+    (1, 7, np.float32, False, 16)])         # packed for another block width
+def test_packed_1x1_layers_the_kernel_does_not_take_go_the_general_way(
+        monkeypatch, n, side, dtype, mapped, width):
+    x, w, b = _inputs(n, 32, 40, side, dtype=dtype)
+    wp = _packed(w.astype(np.float32)) if width is None else \
+        G.pack_columns(np.ascontiguousarray(w.reshape(40, 32).T, np.float32)[None], width)
+    assert width is None or wp.shape[-1] != T.width(40)
+    sc = np.full(32, 0.5, dtype) if mapped else None
+    sh = np.zeros(32, dtype) if mapped else None
+    want = fused.sampan_conv2d_packed([x, w, wp, b, None, sc, sh], ATTRS, None)[0]
+    run = fused.sampan_conv2d_packed.fast(ATTRS)
+    monkeypatch.setattr(T, "one_by_one", None)           # the form would fail if taken
+    _close(run(x, w, wp, b, None, sc, sh), want)
+
+
+@needs_transposed
+def test_packed_1x1_attrs_that_rule_the_forms_out():
+    for change in (dict(strides=[2, 2]), dict(groups=2), dict(activation="swish"),
+                   dict(paddings=[1, 1]), dict(in_activation="relu")):
+        assert fused.sampan_conv2d_packed.fast(dict(ATTRS, **change)) is None, change
+
+
+@needs_transposed
+def test_prepared_transposed_product_checks_its_operands():
+    x, w, b = _inputs(1, 8, 20, 7)
+    wp = _packed(w)[0]
+    with pytest.raises(ValueError, match="holding 40 columns"):
+        T.one_by_one(wp, 40)
+    with pytest.raises(ValueError, match=r"bias must be \(20,\)"):
+        T.one_by_one(wp, 20, np.zeros(3, np.float32))
+    run = T.one_by_one(wp, 20, b)
+    with pytest.raises(ValueError, match=r"C-contiguous float32 \(N, 8, L\); got \(1, 9, 49\)"):
+        run(np.zeros((1, 9, 49), np.float32))
+    with pytest.raises(ValueError, match=r"residual must be a C-contiguous float32 \(1, 20, 49\)"):
+        run(x.reshape(1, 8, 49), np.zeros((1, 20, 48), np.float32))
+    assert run(np.zeros((0, 8, 49), np.float32)).shape == (0, 20, 49)
