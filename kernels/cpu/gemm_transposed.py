@@ -232,10 +232,11 @@ def one_by_one(xp, c, bias=None, clamp=None):
         if n == 0 or cols == 0:
             return out
         op = out.ctypes.data
+        # the tables held here through the call (_ramp's cache may drop them)
+        roff, koff = _ramp(cols, 1), _ramp(k, cols)
         fn(x.ctypes.data, xp_addr, xoff[1], op, b_addr,
-           op if residual is None else residual.ctypes.data, _ramp(cols, 1)[1],
-           _ramp(k, cols)[1], head[0], cols, cols, head[1], head[2], int(residual is not None),
-           *tail, n, k * cols, 0, c * cols, 0)
+           op if residual is None else residual.ctypes.data, roff[1], koff[1], head[0], cols,
+           cols, head[1], head[2], int(residual is not None), *tail, n, k * cols, 0, c * cols, 0)
         return out
     run.keep = (xp, b_arr, xoff)
     return run
