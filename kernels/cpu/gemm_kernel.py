@@ -766,18 +766,8 @@ def rows_product(w, bias=None, clamp=None):
     offsets = {}
 
     def run(x, residual=None):
-        if type(x) is not np.ndarray or x.dtype != np.float32 or x.ndim != 3 or \
-                x.shape[1] != k or not x.flags.c_contiguous:
-            raise ValueError("rows_product: x must be a C-contiguous float32 (N, %d, L); got %s"
-                             % (k, getattr(x, "shape", type(x).__name__)))
+        out = samples_out(x, k, o, residual, "rows_product")
         n, _, cols = x.shape
-        out = np.empty((n, o, cols), np.float32)
-        if residual is not None and (type(residual) is not np.ndarray or
-                                     residual.dtype != np.float32 or
-                                     residual.shape != out.shape or
-                                     not residual.flags.c_contiguous):
-            raise ValueError("rows_product: the residual must be a C-contiguous float32 %s; "
-                             "got %s" % (out.shape, getattr(residual, "shape", None)))
         if n == 0 or cols == 0:
             return out
         xoff = offsets.get(cols)
@@ -790,6 +780,24 @@ def rows_product(w, bias=None, clamp=None):
         return out
     run.keep = (w, b, offsets)
     return run
+
+
+def samples_out(x, k, o, residual, who):
+    """The new output (N, o, L) of a prepared per-sample product of x (N, k, L),
+    after checking x and the residual (both C-contiguous float32, the residual
+    shaped as the output), with errors naming ``who``."""
+    if type(x) is not np.ndarray or x.dtype != np.float32 or x.ndim != 3 or \
+            x.shape[1] != k or not x.flags.c_contiguous:
+        raise ValueError("%s: x must be a C-contiguous float32 (N, %d, L); got %s"
+                         % (who, k, getattr(x, "shape", type(x).__name__)))
+    out = np.empty((x.shape[0], o, x.shape[2]), np.float32)
+    if residual is not None and (type(residual) is not np.ndarray or
+                                 residual.dtype != np.float32 or
+                                 residual.shape != out.shape or
+                                 not residual.flags.c_contiguous):
+        raise ValueError("%s: the residual must be a C-contiguous float32 %s; got %s"
+                         % (who, out.shape, getattr(residual, "shape", None)))
+    return out
 
 
 _ONE_SEGMENT = np.zeros(1, np.int64)

@@ -217,18 +217,8 @@ def one_by_one(xp, c, bias=None, clamp=None):
     xp_addr, b_addr = xp.ctypes.data, b_arr.ctypes.data
 
     def run(x, residual=None):
-        if type(x) is not np.ndarray or x.dtype != np.float32 or x.ndim != 3 or \
-                x.shape[1] != k or not x.flags.c_contiguous:
-            raise ValueError("gemm_transposed.one_by_one: x must be a C-contiguous float32 "
-                             "(N, %d, L); got %s" % (k, getattr(x, "shape", type(x).__name__)))
+        out = G.samples_out(x, k, c, residual, "gemm_transposed.one_by_one")
         n, _, cols = x.shape
-        out = np.empty((n, c, cols), np.float32)
-        if residual is not None and (type(residual) is not np.ndarray or
-                                     residual.dtype != np.float32 or
-                                     residual.shape != out.shape or
-                                     not residual.flags.c_contiguous):
-            raise ValueError("gemm_transposed.one_by_one: the residual must be a C-contiguous "
-                             "float32 %s; got %s" % (out.shape, getattr(residual, "shape", None)))
         if n == 0 or cols == 0:
             return out
         op = out.ctypes.data
