@@ -63,6 +63,58 @@ def test_eight_lane_kernels(monkeypatch):
         assert (out[:, nl:] == 7).all()
 
 
+@pytest.mark.parametrize("lanes", [None, 8])
+def test_first_row_block_packing_changes_no_bits(monkeypatch, lanes):
+    # with a scratch P the first row block of each chunk stores X's vectors there
+    # and the others read them back (one stream); without, every row block reads
+    # X's rows: the same sums, bit for bit, for every path into the kernel
+    if lanes:
+        monkeypatch.setitem(G._STATE, "fn", G._compile(lanes=lanes))
+    rs = np.random.RandomState(7)
+
+    def both(run):
+        monkeypatch.setattr(G, "PACK_MIN_ROW_BLOCKS", 2)
+        packed = run()
+        monkeypatch.setattr(G, "PACK_MIN_ROW_BLOCKS", 10 ** 9)
+        return packed, run()
+
+    for o, k, nl, chunk in \
+            [(9, 5, 37, None), (17, 27, 100, 1), (40, 64, 33, 2), (24, 3, 200, None),
+             (64, 130, 96, 3)]:
+        w, x, xoff, want = _product(o, k, nl, seed=o + nl, overlap=o % 2 == 1)
+        bias = rs.standard_normal(o).astype(np.float32)
+        resid = rs.standard_normal((o, nl + 3)).astype(np.float32)
+
+        def rows():
+            out = np.full((o, nl + 3), 7.0, np.float32)
+            G.gemm_rows(w, x, xoff, nl, out, chunk=chunk, bias=bias, residual=resid,
+                        clamp=(0.0, 6.0, False))
+            G.gemm_rows(w, x, xoff, nl, out, accumulate=True, chunk=chunk)
+            return out
+        a, b = both(rows)
+        assert np.array_equal(a, b) and (a[:, nl:] == 7).all()
+        assert np.abs(a[:, :nl] - (np.clip((want + bias[:, None]) + resid[:, :nl], 0, 6)
+                                   + want)).max() <= 1e-4 * max(1.0, np.abs(want).max())
+    # segments (a convolution's rows into NCHW), a batch sharing the offsets, rows_product
+    o, k, seglen = 20, 12, 9
+    x = rs.standard_normal(400).astype(np.float32)
+    xoff = np.arange(k, dtype=np.int64) * 25
+    xcol, coff = np.array([0, 30, 61], np.int64), np.array([0, 9, 18], np.int64)
+    w = rs.standard_normal((2, o, k)).astype(np.float32)
+    xb = np.stack([x, x[::-1].copy()])
+    a, b = both(lambda: G.gemm_segments(w, xb, xoff, np.zeros((2, o, 27), np.float32), 27,
+                                        xcol, coff, seglen, obs=o * 27))
+    assert np.array_equal(a, b)
+    want = np.stack([w[i].astype(np.float64) @ np.stack([xb[i][r + xcol[s]:r + xcol[s] + seglen]
+                                                          for r in xoff]).astype(np.float64)
+                     for i in range(2) for s in range(3)]).reshape(2, 3, o, seglen)
+    assert np.abs(a.reshape(2, o, 3, seglen).transpose(0, 2, 1, 3) - want).max() <= 1e-4 * 10
+    xs = rs.standard_normal((3, 70, 150)).astype(np.float32)
+    prod = G.rows_product(rs.standard_normal((50, 70)).astype(np.float32), bias[:1].repeat(50))
+    a, b = both(lambda: prod(xs))
+    assert np.array_equal(a, b)
+
+
 def test_strided_weight_rows_and_output_rows():
     # w and out as row ranges of bigger arrays (row strides past their widths)
     w, x, xoff, want = _product(11, 6, 40)
