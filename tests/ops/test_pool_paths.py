@@ -3,7 +3,7 @@ spatial axis at a time, padding never written out) against a brute-force
 maximum over each window of the input padded with the pool's initial value:
 kernel sizes 1-4, strides 1-3, paddings up to the kernel size (windows partly
 and, past it, wholly in the padding: the padded form), ceil mode, 1-3 spatial
-dims."""
+dims; global averages (``_whole_avg``) against the float64 mean."""
 import itertools
 
 import numpy as np
@@ -200,3 +200,33 @@ def test_the_special_windows_decline_other_geometries():
                          True) is None
     for k, s, p, ceil in [(3, 2, 1, False), (3, 2, 0, True), (2, 2, 0, False), (3, 1, 0, False)]:
         assert PC.pool_valid3_s2(x, _geo((8, 8), k, s, p, ceil), True) is None
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+@pytest.mark.parametrize("sp", [(7, 7), (1, 1), (3, 5, 2), (70, 70)])
+def test_global_average(dtype, sp):
+    """A global average (one window over the whole map, adaptive 1x1 or
+    global_pooling) is each channel's mean: a product with ones up to
+    WHOLE_GEMV_MAX values a channel, numpy's reduction past it (70x70) or for
+    dtypes BLAS lacks; within float32 rounding of the float64 mean, and the
+    path rule holds at its boundary."""
+    rs = np.random.RandomState(len(sp))
+    x = (rs.standard_normal((3, 5) + sp) + 2).astype(dtype)
+    nd = len(sp)
+    attrs = dict(ksize=[1] * nd, strides=[1] * nd, paddings=[0] * nd,
+                 padding_algorithm="EXPLICIT", adaptive=False, global_pooling=True,
+                 ceil_mode=False, exclusive=True, data_format="NCDHW"[:2] + "DHW"[3 - nd:])
+    geo = P._Geo(sp, attrs)
+    assert geo.whole
+    got = P.pool_forward(x, geo, False)
+    want = x.astype(np.float64).reshape(3, 5, -1).mean(-1).reshape((3, 5) + (1,) * nd)
+    assert got.dtype == dtype and got.shape == want.shape
+    tol = {np.float16: 2e-3, np.float32: 2e-6, np.float64: 1e-13}[dtype]
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+    flat = x.reshape(3, 5, -1)
+    used = []
+    orig = np.matmul
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(P.np, "matmul", lambda *a, **k: used.append(1) or orig(*a, **k))
+        P._whole_avg(flat)
+    assert bool(used) == (flat.shape[-1] <= P.WHOLE_GEMV_MAX and dtype != np.float16)
