@@ -137,18 +137,22 @@ sampan_conv2d_fusion.fresh = True
 
 
 # a 1x1 layer (stride 1, unpadded, ungrouped, a clamp activation or none, no
-# input map) at batch 1 on a map of at least ROWS_MIN_PIXELS pixels, with at
-# most ROWS_MAX_WEIGHTS filter values (256 KB: in L2 while the input streams),
-# runs the GEMM kernel with its bias, residual and clamp in the stores
-# (gemm_kernel.rows_product) instead of BLAS and a pass over the output.
-# Measured on one core: MobileNetV2's 1x1 layers on 28x28 to 112x112 maps
-# 0.76-0.94x the time (the models: MobileNetV1 and V2 at batch 1 ~2% faster);
-# filters up to 65536 values (MobileNetV1's 128-256 channel layers on 56x56 and
-# 28x28 maps) MobileNetV1 0.98-0.99x more in three in-process A/Bs, ResNet-50,
-# ResNeXt-50, Wide ResNet-50 and GoogLeNet 0.995-1.0x (an earlier kernel lost
-# 1-2% on ResNet-50's there); on 14x14 and 7x7 maps about even (0.95-1.06x)
-# and at batch 16 mostly slower (1.03-1.21x on ResNet-50's layers), so those
-# keep BLAS
+# input map) on a map of at least ROWS_MIN_PIXELS pixels, with at most
+# ROWS_MAX_WEIGHTS filter values (256 KB: in L2 while the input streams), runs
+# the GEMM kernel with its bias, residual and clamp in the stores
+# (gemm_kernel.rows_product, the samples in one call) instead of BLAS and a
+# pass over the output.  Measured on one core: MobileNetV2's 1x1 layers on
+# 28x28 to 112x112 maps 0.76-0.94x the time at batch 1 (the models: MobileNetV1
+# and V2 ~2% faster); filters up to 65536 values (MobileNetV1's 128-256 channel
+# layers on 56x56 and 28x28 maps) MobileNetV1 0.98-0.99x more in three
+# in-process A/Bs, ResNet-50, ResNeXt-50, Wide ResNet-50 and GoogLeNet
+# 0.995-1.0x.  At batch 16 (since the kernel's first row block packs X for the
+# others): layers of 16-512 channels on 28x28 to 112x112 maps 0.68-0.97x BLAS's
+# time; the models in-process ResNeXt-50 0.959x, MobileNetV1 0.973x, ResNet-50
+# 0.975x, MobileNetV3-large 0.976x, V3-small 0.978x, ShuffleNetV2 0.980x,
+# MobileNetV2 0.993x, the rest 0.994-0.999x.  On 14x14 and 7x7 maps BLAS keeps
+# them: about even at batch 1 (0.95-1.06x), and at batch 16 only filters below
+# ~16K values gained (0.87-0.93x) while 256 -> 256 and wider lost (1.09-1.12x)
 ROWS_MIN_PIXELS = 784
 ROWS_MAX_WEIGHTS = 65536
 
@@ -177,7 +181,7 @@ def _rows_fast(attrs, general, packed=False):
 
     def run(*ins):
         x, w, b, resid, scale = ins[0], ins[1], ins[2 + packed], ins[3 + packed], ins[-2]
-        if x.ndim == 4 and x.shape[0] == 1 and x.shape[2] * x.shape[3] >= ROWS_MIN_PIXELS and \
+        if x.ndim == 4 and x.shape[2] * x.shape[3] >= ROWS_MIN_PIXELS and \
                 w.shape[2:] == (1, 1) and w.size <= ROWS_MAX_WEIGHTS and x.dtype == np.float32 \
                 and x.shape[1] == w.shape[1] and scale is None:
             if memo[0] is not w or memo[1] is not b:
@@ -185,13 +189,13 @@ def _rows_fast(attrs, general, packed=False):
                 if w.dtype == np.float32 and (b is None or b.dtype == np.float32) and \
                         gemm_kernel.available():
                     memo[2] = gemm_kernel.rows_product(w.reshape(w.shape[:2]), b, clamp)
-            o, (h, wd) = w.shape[0], x.shape[2:]
+            n, o, (h, wd) = x.shape[0], w.shape[0], x.shape[2:]
             if memo[2] is not None and (resid is None or (
                     type(resid) is np.ndarray and resid.dtype == np.float32 and
-                    resid.shape == (1, o, h, wd) and resid.flags.c_contiguous)):
-                return memo[2](np.ascontiguousarray(x).reshape(1, x.shape[1], -1),
-                               None if resid is None else resid.reshape(1, o, -1)
-                               ).reshape(1, o, h, wd)
+                    resid.shape == (n, o, h, wd) and resid.flags.c_contiguous)):
+                return memo[2](np.ascontiguousarray(x).reshape(n, x.shape[1], -1),
+                               None if resid is None else resid.reshape(n, o, -1)
+                               ).reshape(n, o, h, wd)
         return general(*ins)
     return run
 

@@ -1,8 +1,9 @@
 """The executor's forms of the fused convolutions (kernels/cpu/fused.py):
-1x1 layers at batch 1 on large maps (``_rows_fast``, gemm_kernel.rows_product)
-equal the general kernel to float32 rounding with and without bias, residual
-and each clamp, and the other shapes (batch 2, a small map, a 3x3 filter, an
-input map, float64) go the general way; depthwise layers (``_depthwise_fast``,
+1x1 layers on large maps (``_rows_fast``, gemm_kernel.rows_product) equal the
+general kernel to float32 rounding with and without bias, residual and each
+clamp, at batch 1 and past it, and the other shapes (a small map, a 3x3
+filter, an input map, float64, a filter past ROWS_MAX_WEIGHTS) go the general
+way; depthwise layers (``_depthwise_fast``,
 depthwise_kernel.prepared) give the general kernel's bits where the compiled
 kernel runs them and go the general way elsewhere; packed 1x1 layers on small
 maps (``_transposed_fast``, gemm_transposed.one_by_one) equal the general
@@ -38,11 +39,12 @@ def _close(got, want):
 @pytest.mark.parametrize("act", ["", "relu", "relu6"])
 @pytest.mark.parametrize("bias, resid", [(True, False), (False, False), (True, True)])
 @pytest.mark.parametrize("c, o", [(3, 5), (24, 40), (37, 9)])
-def test_route_equals_the_general_kernel(act, bias, resid, c, o):
+@pytest.mark.parametrize("n", [1, 3])
+def test_route_equals_the_general_kernel(act, bias, resid, c, o, n):
     attrs = dict(ATTRS, activation=act)
-    x, w, b = _inputs(1, c, o, 29, seed=c + o)
+    x, w, b = _inputs(n, c, o, 29, seed=c + o)
     b = b if bias else None
-    r = np.random.RandomState(9).standard_normal((1, o, 29, 29)).astype(np.float32) \
+    r = np.random.RandomState(9).standard_normal((n, o, 29, 29)).astype(np.float32) \
         if resid else None
     want = fused.sampan_conv2d_fusion([x, w, b, r, None, None], attrs, None)[0]
     run = fused.sampan_conv2d_fusion.fast(attrs)
@@ -58,10 +60,13 @@ def test_packed_op_takes_the_route():
     _close(run(x, w, None, b, None, None, None), want)
 
 
-@pytest.mark.parametrize("n, side, k, dtype, mapped", [
-    (2, 28, 1, np.float32, False), (1, 27, 1, np.float32, False), (1, 30, 3, np.float32, False),
-    (1, 28, 1, np.float32, True), (1, 28, 1, np.float64, False)])
-def test_other_layers_go_the_general_way(monkeypatch, n, side, k, dtype, mapped):
+@pytest.mark.parametrize("n, side, k, dtype, mapped, big", [
+    (2, 27, 1, np.float32, False, False), (1, 27, 1, np.float32, False, False),
+    (1, 30, 3, np.float32, False, False), (2, 28, 1, np.float32, True, False),
+    (1, 28, 1, np.float64, False, False), (2, 28, 1, np.float32, False, True)])
+def test_other_layers_go_the_general_way(monkeypatch, n, side, k, dtype, mapped, big):
+    if big:     # a filter of 48 values past a limit of 47
+        monkeypatch.setattr(fused, "ROWS_MAX_WEIGHTS", 47)
     x, w, b = _inputs(n, 6, 8, side, k, dtype)
     sc = np.full(6, 0.5, dtype) if mapped else None
     sh = np.zeros(6, dtype) if mapped else None
