@@ -151,10 +151,15 @@ sampan_conv2d_fusion.fresh = True
 # time; the models in-process ResNeXt-50 0.959x, MobileNetV1 0.973x, ResNet-50
 # 0.975x, MobileNetV3-large 0.976x, V3-small 0.978x, ShuffleNetV2 0.980x,
 # MobileNetV2 0.993x, the rest 0.994-0.999x.  On 14x14 and 7x7 maps BLAS keeps
-# them: about even at batch 1 (0.95-1.06x), and at batch 16 only filters below
-# ~16K values gained (0.87-0.93x) while 256 -> 256 and wider lost (1.09-1.12x)
+# them at batch 1 (about even, 0.95-1.06x); past batch 1, 14x14 maps (from
+# ROWS_MIN_PIXELS_BATCH pixels) take the route with filters of at most
+# ROWS_MAX_WEIGHTS_BATCH values (MobileNetV2/V3's and ShuffleNetV2's 40-288
+# channel layers at batch 16 0.84-0.97x; 64 -> 384 even, 96 -> 576 and 256 -> 256
+# 1.09-1.12x)
 ROWS_MIN_PIXELS = 784
 ROWS_MAX_WEIGHTS = 65536
+ROWS_MIN_PIXELS_BATCH = 196
+ROWS_MAX_WEIGHTS_BATCH = 20480
 
 
 def _plain_1x1_attrs(attrs):
@@ -181,9 +186,11 @@ def _rows_fast(attrs, general, packed=False):
 
     def run(*ins):
         x, w, b, resid, scale = ins[0], ins[1], ins[2 + packed], ins[3 + packed], ins[-2]
-        if x.ndim == 4 and x.shape[2] * x.shape[3] >= ROWS_MIN_PIXELS and \
-                w.shape[2:] == (1, 1) and w.size <= ROWS_MAX_WEIGHTS and x.dtype == np.float32 \
-                and x.shape[1] == w.shape[1] and scale is None:
+        if x.ndim == 4 and w.shape[2:] == (1, 1) and x.dtype == np.float32 and \
+                x.shape[1] == w.shape[1] and scale is None and (
+                    w.size <= ROWS_MAX_WEIGHTS and x.shape[2] * x.shape[3] >= ROWS_MIN_PIXELS
+                    or w.size <= ROWS_MAX_WEIGHTS_BATCH and x.shape[0] > 1 and
+                    x.shape[2] * x.shape[3] >= ROWS_MIN_PIXELS_BATCH):
             if memo[0] is not w or memo[1] is not b:
                 memo[:] = w, b, None
                 if w.dtype == np.float32 and (b is None or b.dtype == np.float32) and \

@@ -1,8 +1,9 @@
 """The executor's forms of the fused convolutions (kernels/cpu/fused.py):
 1x1 layers on large maps (``_rows_fast``, gemm_kernel.rows_product) equal the
 general kernel to float32 rounding with and without bias, residual and each
-clamp, at batch 1 and past it, and the other shapes (a small map, a 3x3
-filter, an input map, float64, a filter past ROWS_MAX_WEIGHTS) go the general
+clamp, at batch 1 and past it (there also on 14x14 to 27x27 maps with small
+filters), and the other shapes (a smaller map, 27x27 at batch 1, a 3x3
+filter, an input map, float64, a filter past the weight limits) go the general
 way; depthwise layers (``_depthwise_fast``,
 depthwise_kernel.prepared) give the general kernel's bits where the compiled
 kernel runs them and go the general way elsewhere; packed 1x1 layers on small
@@ -52,6 +53,18 @@ def test_route_equals_the_general_kernel(act, bias, resid, c, o, n):
     _close(run(x, w, b, r, None, None), want)      # the prepared product again
 
 
+@pytest.mark.parametrize("n, side, taken", [(2, 14, True), (1, 14, False), (3, 27, True)])
+def test_small_maps_take_the_route_past_batch_one(monkeypatch, n, side, taken):
+    # 14x14 to 27x27 maps: the route past batch 1 with small filters, BLAS at batch 1
+    x, w, b = _inputs(n, 12, 20, side)
+    want = fused.sampan_conv2d_fusion([x, w, b, None, None, None], ATTRS, None)[0]
+    calls = []
+    real = G.rows_product
+    monkeypatch.setattr(G, "rows_product", lambda *a: calls.append(1) or real(*a))
+    _close(fused.sampan_conv2d_fusion.fast(ATTRS)(x, w, b, None, None, None), want)
+    assert bool(calls) == taken
+
+
 def test_packed_op_takes_the_route():
     x, w, b = _inputs(1, 16, 24, 28)
     run = fused.sampan_conv2d_packed.fast(ATTRS)
@@ -61,12 +74,14 @@ def test_packed_op_takes_the_route():
 
 
 @pytest.mark.parametrize("n, side, k, dtype, mapped, big", [
-    (2, 27, 1, np.float32, False, False), (1, 27, 1, np.float32, False, False),
+    (2, 13, 1, np.float32, False, False), (1, 27, 1, np.float32, False, False),
     (1, 30, 3, np.float32, False, False), (2, 28, 1, np.float32, True, False),
-    (1, 28, 1, np.float64, False, False), (2, 28, 1, np.float32, False, True)])
+    (1, 28, 1, np.float64, False, False), (2, 28, 1, np.float32, False, True),
+    (2, 14, 1, np.float32, False, True)])
 def test_other_layers_go_the_general_way(monkeypatch, n, side, k, dtype, mapped, big):
-    if big:     # a filter of 48 values past a limit of 47
+    if big:     # a filter of 48 values past limits of 47
         monkeypatch.setattr(fused, "ROWS_MAX_WEIGHTS", 47)
+        monkeypatch.setattr(fused, "ROWS_MAX_WEIGHTS_BATCH", 47)
     x, w, b = _inputs(n, 6, 8, side, k, dtype)
     sc = np.full(6, 0.5, dtype) if mapped else None
     sh = np.zeros(6, dtype) if mapped else None
