@@ -138,26 +138,29 @@ sampan_conv2d_fusion.fresh = True
 
 # a 1x1 layer (stride 1, unpadded, ungrouped, a clamp activation or none, no
 # input map) on a map of at least ROWS_MIN_PIXELS pixels, with at most
-# ROWS_MAX_WEIGHTS filter values (256 KB: in L2 while the input streams), runs
-# the GEMM kernel with its bias, residual and clamp in the stores
-# (gemm_kernel.rows_product, the samples in one call) instead of BLAS and a
-# pass over the output.  Measured on one core: MobileNetV2's 1x1 layers on
-# 28x28 to 112x112 maps 0.76-0.94x the time at batch 1 (the models: MobileNetV1
-# and V2 ~2% faster); filters up to 65536 values (MobileNetV1's 128-256 channel
-# layers on 56x56 and 28x28 maps) MobileNetV1 0.98-0.99x more in three
-# in-process A/Bs, ResNet-50, ResNeXt-50, Wide ResNet-50 and GoogLeNet
-# 0.995-1.0x.  At batch 16 (since the kernel's first row block packs X for the
-# others): layers of 16-512 channels on 28x28 to 112x112 maps 0.68-0.97x BLAS's
-# time; the models in-process ResNeXt-50 0.959x, MobileNetV1 0.973x, ResNet-50
-# 0.975x, MobileNetV3-large 0.976x, V3-small 0.978x, ShuffleNetV2 0.980x,
-# MobileNetV2 0.993x, the rest 0.994-0.999x.  On 14x14 and 7x7 maps BLAS keeps
-# them at batch 1 (about even, 0.95-1.06x); past batch 1, 14x14 maps (from
+# ROWS_MAX_WEIGHTS filter values, runs the GEMM kernel with its bias, residual
+# and clamp in the stores (gemm_kernel.rows_product, the samples in one call)
+# instead of BLAS and a pass over the output.  Measured on one core, batch 1:
+# MobileNetV2's 1x1 layers on 28x28 to 112x112 maps 0.76-0.94x the time (the
+# models: MobileNetV1 and V2 ~2% faster); filters up to 65536 values
+# (MobileNetV1's 128-256 channel layers on 56x56 and 28x28 maps) MobileNetV1
+# 0.98-0.99x more.  Since the kernel's first row block packs X for the others,
+# at batch 16 too: layers of 16-512 channels on 28x28 to 112x112 maps 0.68-0.97x
+# BLAS's time; the models in-process ResNeXt-50 0.959x, MobileNetV1 0.973x,
+# ResNet-50 0.975x, MobileNetV3-large 0.976x, V3-small 0.978x, ShuffleNetV2
+# 0.980x, MobileNetV2 0.993x, the rest 0.994-0.999x; and filters past 65536
+# values (the limit was 256 KB, for W to stay in L2 while the input streamed):
+# 256 -> 512 to 1024 -> 512 on 28x28 and 56x56 maps 0.93-0.97x at batch 16 and
+# 0.93-0.99x at batch 1 (102-108 GFLOP/s); ResNeXt-50 0.981x at batch 1 and
+# 0.982x at 16, Wide ResNet-50 0.992-0.993x, ResNeXt-101 b16 0.993x, VGG-16 b1
+# 0.991x, the others within noise.  On 14x14 and 7x7 maps BLAS keeps them at
+# batch 1 (about even, 0.95-1.06x); past batch 1, 14x14 maps (from
 # ROWS_MIN_PIXELS_BATCH pixels) take the route with filters of at most
 # ROWS_MAX_WEIGHTS_BATCH values (MobileNetV2/V3's and ShuffleNetV2's 40-288
 # channel layers at batch 16 0.84-0.97x; 64 -> 384 even, 96 -> 576 and 256 -> 256
 # 1.09-1.12x)
 ROWS_MIN_PIXELS = 784
-ROWS_MAX_WEIGHTS = 65536
+ROWS_MAX_WEIGHTS = 1 << 20
 ROWS_MIN_PIXELS_BATCH = 196
 ROWS_MAX_WEIGHTS_BATCH = 20480
 
