@@ -853,7 +853,7 @@ def rows_product(w, bias=None, clamp=None):
         if xoff is None:
             xoff = offsets[cols] = np.arange(k, dtype=np.int64) * cols
         op = out.ctypes.data
-        scratch = _pack_scratch(o, mr, chunk, k, nr * vw)
+        scratch = _pack_scratch(o, mr, chunk, k, nr * vw, -(-cols // (nr * vw)))
         fn(wptr, x.ctypes.data, xoff.ctypes.data, op, k, cols, *head, n, 0, k * cols, o * cols,
            *bias_args, op if residual is None else residual.ctypes.data,
            int(residual is not None), *clamp_args, cols, scratch[1])
@@ -908,7 +908,8 @@ def _launch(w, x, xoff, out, ldc, obs, xcol, coff, seglen, accumulate, chunk, pa
                                                           residual.strides))
     lo, hi, tie, kind = _clamp_args(clamp)
     ws = w.strides[-2:]
-    scratch = (None, None) if packed else _pack_scratch(o, mr, chunk, k, nr * vw)
+    scratch = (None, None) if packed else \
+        _pack_scratch(o, mr, chunk, k, nr * vw, xcol.size * -(-seglen // (nr * vw)))
     fns[mr, nr](w.ctypes.data, x.ctypes.data, xoff.ctypes.data, out.ctypes.data, k, ldc, o,
                 xcol.size, int(bool(accumulate)), int(chunk), ws[0] // 4, ws[1] // 4,
                 xs[0].size if packed else nr * vw, nb, w.strides[0] // 4 if batched else 0,
@@ -918,14 +919,15 @@ def _launch(w, x, xoff, out, ldc, obs, xcol, coff, seglen, accumulate, chunk, pa
                 int(seglen), scratch[1])
 
 
-def _pack_scratch(rows, mr, chunk, k, blk):
+def _pack_scratch(rows, mr, chunk, k, blk, blocks):
     """(array, address) of the scratch P where the kernel's first row block
-    stores the chunk's column blocks of X for the others to read as one
+    stores a chunk's column blocks of X (``chunk`` blocks of ``blk`` columns,
+    fewer where a problem has fewer: ``blocks``) for the others to read as one
     stream (``_k_loop``), 64-byte aligned; (None, None) (no P: every row block
     reads X's rows) where there is one row block."""
     if rows <= mr * PACK_MIN_ROW_BLOCKS - mr:
         return None, None
-    n = chunk * k * blk
+    n = min(chunk, blocks) * k * blk
     buf = np.empty(n + 16, np.float32)
     skip = (-buf.ctypes.data % 64) // 4
     return buf, buf.ctypes.data + 4 * skip
