@@ -67,7 +67,7 @@ from ..program.backward_path import find_path
 from ..program.passes.fuse_elementwise import fused_clone
 from ..program.traced_grads import traced_grads
 from .grad_writeback import GradWriteback
-from .no_value import clone, has_value_flags
+from .no_value import clone, has_value_flags, written_flags
 
 __all__ = ["PartialProgram"]
 
@@ -112,6 +112,19 @@ class PartialProgram:
         # the program run: the traced one, or a copy that also computes which
         # outputs hold "no value" on a call (jit/no_value.py)
         program, self.flag_names = has_value_flags(concrete.main_program, concrete.outputs)
+        # inputs written in place (while gradients were recorded) that a call must
+        # not pass as a leaf needing a gradient (the eager write's error): refused
+        # before the run where every call writes them, after it where a path may
+        # leave them alone (a write under a tensor-dependent ``if``): the program
+        # then computes whether this call wrote them (jit/no_value.py
+        # ``written_flags``), fetched just before the written values
+        written = dict(getattr(concrete, "written_inputs", ()))
+        grad_written = list(getattr(concrete, "grad_written", ()))
+        program, wflags = written_flags(program, [concrete.inputs[i].name for i in grad_written],
+                                        [written[i] for i in grad_written])
+        self.grad_written = [i for i, f in zip(grad_written, wflags) if f is None]
+        self.grad_written_if = [i for i, f in zip(grad_written, wflags) if f is not None]
+        self.written_flag_names = [f for f in wflags if f is not None]
         self.program = program
         self.bound = program.bound_tensors
         self.feed_names = [v.name for v in concrete.inputs]
@@ -132,7 +145,6 @@ class PartialProgram:
         # written into the caller's tensors after each call (``_write_inputs``)
         self.written = list(getattr(concrete, "written_inputs", ()))
         self.written_names = [n for _, n in self.written]
-        self.grad_written = list(getattr(concrete, "grad_written", ()))
         self.any_input_grad = any(self.input_needs_grad)
         self.grad_params = [] if trains else \
             [t for t in self.bound.values() if not t.stop_gradient]
@@ -202,6 +214,8 @@ class PartialProgram:
         if self.check_inputs:
             fwd.check_feeds(feeds)
         outs = fwd.run_arrays(feeds)
+        if self.grad_written_if and _recording():
+            self._refuse_written_leaves(inputs, outs)
         n = self.n_out
         if grads is not None:
             grads.write(outs[n + self.n_flags:])
@@ -216,6 +230,14 @@ class PartialProgram:
         if self.leaf_outs and _recording():
             _unstop(result, self.leaf_outs)
         return self._drop_no_value(result, outs[n:]) if self.no_value else result
+
+    def _refuse_written_leaves(self, inputs, outs):
+        """The eager write's error for a leaf needing a gradient that this call
+        wrote in place under a condition (its flag, fetched before the written
+        values, is true); before anything is written back."""
+        end = len(outs) - len(self.written)
+        flags = outs[end - len(self.written_flag_names):end]
+        _refuse_leaf_writes(inputs, [i for i, f in zip(self.grad_written_if, flags) if f])
 
     def _write_inputs(self, inputs, outs):
         """The final values of the inputs the function wrote in place, into the
@@ -246,6 +268,8 @@ class PartialProgram:
             fwd.check_feeds(feeds)
         rng = _random.get_state() if tr.random else None
         outs = fwd.run_arrays(feeds)
+        if self.grad_written_if:
+            self._refuse_written_leaves(inputs, outs)
         if self.written:
             self._write_inputs(inputs, outs)
         n_out, n_saved = self.n_out, tr.n_saved
@@ -286,7 +310,7 @@ class PartialProgram:
             fetch = fetch + self.grads.fetch_names(live)
             if live:
                 feed = feed + self.grads.start_names
-        fetch = fetch + self.written_names
+        fetch = fetch + self.written_flag_names + self.written_names
         if getattr(self.build_strategy, "enable_auto_fusion", False):
             # forward only (no backward reads its values): elementwise trees fused
             program = fused_clone(program, keep=feed + fetch)
@@ -417,7 +441,8 @@ class _Train:
         keep = set(saved) - set(pp.out_names)
         shape_only = [n for n in self.backward.shape_only_inputs() if n in keep]
         self.forward = _plan(_View(block, fwd_ops), pp.feed_names,
-                             pp.out_names + saved + pp.flags() + pp.written_names, pp.bound,
+                             pp.out_names + saved + pp.flags() + pp.written_flag_names +
+                             pp.written_names, pp.bound,
                              backend, shape_only,
                              check=pp.check_inputs, write_back=pp.writes_state)
         self.backward_program = bprog
@@ -427,7 +452,8 @@ class _Train:
         for k, s in enumerate(pp.out_slot):
             if s >= 0:
                 first.setdefault(s, k)
-        at = len(pp.out_names) + len(saved) + len(pp.flags())    # the written, fetched last
+        # the written values, fetched last (after the written flags)
+        at = len(pp.out_names) + len(saved) + len(pp.flags()) + len(pp.written_flag_names)
         for j, s in enumerate(pp.written_slot):
             if s >= 0:
                 first.setdefault(s, at + j)

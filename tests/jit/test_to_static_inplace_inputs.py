@@ -8,8 +8,9 @@ the body's end: jit/convert_loops.py); and an in-place write inside a branch
 is that branch's state (ast_transforms/lists.py ``convert_inplace``), not a
 rebinding of the object both branches share.  A call passing a leaf tensor
 that needs a gradient for an input the function writes (with gradients
-recorded) is refused before it runs, as the eager write is (a write under a
-tensor-dependent ``if`` is refused even on calls that do not take it).  (Real Paddle 2.6's
+recorded) is refused as the eager write is: before the call runs where every
+call writes it, and only on the calls that write it where a tensor-dependent
+``if`` or loop may leave it alone (jit/no_value.py ``written_flags``).  (Real Paddle 2.6's
 to_static leaves the caller's tensor alone and, for ``add_``, returns a
 wrong result; eager is the truth.)"""
 import numpy as np
@@ -325,6 +326,48 @@ def test_writing_a_leaf_that_needs_a_gradient_is_refused_as_eagerly(fn):
     with paddle.no_grad():          # no gradient recorded: the write is allowed
         f(x, _y())
     assert not np.array_equal(x.numpy(), np.ones((2, 3), "float32"))
+
+
+def while_write_maybe(x, y):
+    i = paddle.zeros([1], dtype="int64")
+    n = paddle.full([1], 3, dtype="int64") * (y.sum() > 0).astype("int64")
+    while i < n:
+        x.add_(y)
+        i = i + 1
+    return x * 2
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0], ids=["writes", "leaves-it"])
+@pytest.mark.parametrize("fn", [branch_write, nested_branch_write, elif_branch_write,
+                                branch_write_through_alias, while_write_maybe],
+                         ids=lambda f: f.__name__)
+def test_a_leaf_is_refused_only_by_calls_that_write_it(fn, sign):
+    # eager raises at the write, so only where the path writes: the call does the
+    # same, and where it leaves the leaf alone it runs as eagerly, gradients too
+    def run(f):
+        x = _leaf()
+        try:
+            out = f(x, _y(sign))
+        except ValueError as e:
+            assert "Leaf Tensor" in str(e)
+            return None, x.numpy(), None
+        if not out.stop_gradient:
+            out.sum().backward()
+        return out.numpy(), x.numpy(), None if x.grad is None else x.grad.numpy()
+
+    oe, xe, ge = run(fn)
+    static = paddle.jit.to_static(fn, full_graph=True)
+    os_, xs, gs = run(static)
+    assert (oe is None) == (os_ is None) == (sign > 0)
+    # the flags live in the program the call runs, not in the traced one (jit.save's)
+    traced = static.concrete_program.main_program
+    assert not any(n.endswith("@WRITTEN") for b in traced.blocks for n in b.vars)
+    np.testing.assert_array_equal(xs, xe)           # refused: the caller's x as it was
+    if oe is not None:
+        np.testing.assert_allclose(os_, oe, rtol=1e-6)
+        assert (gs is None) == (ge is None)
+        if ge is not None:
+            np.testing.assert_allclose(gs, ge, rtol=1e-6)
 
 
 def test_a_write_under_no_grad_inside_the_function_is_allowed():
