@@ -251,7 +251,8 @@ def _ir(vw, opaque, mr, nr, trans=False):
             out.append("  %%s%s = phi %s [zeroinitializer, %%lb_head], [%s, %%load_c]"
                        % (c, v, "zeroinitializer" if trans else "%c0" + c))
     # the K loop: X's rows as they are (0), or, with a scratch P, the first row
-    # block's loads also stored in P (1) and the other row blocks' read from it (2)
+    # block's loads also stored in P (1) and the other row blocks' read from it
+    # (2; 3 in the second row block, which also prefetches the next chunk)
     out += ["  br label %k_loop"] if trans else [
         "  switch i64 %mode, label %k_loop [i64 1, label %k_loop1 i64 2, label %k_loop2 "
         "i64 3, label %k_loop3]"]
