@@ -145,6 +145,14 @@ class PartialProgram:
         # written into the caller's tensors after each call (``_write_inputs``)
         self.written = list(getattr(concrete, "written_inputs", ()))
         self.written_names = [n for _, n in self.written]
+        # inputs written through a view (program/views.py records each write into
+        # a root): a caller's leaf stays a leaf, as eagerly, so for such a call the
+        # new value differentiates as the input itself (``_leaf_root_grads``)
+        feed_pos = {n: i for i, n in enumerate(self.feed_names)}
+        self.root_writes = {}
+        for origin, out in concrete.main_program.__dict__.get("_jst_root_writes", ()):
+            if origin in feed_pos:
+                self.root_writes.setdefault(feed_pos[origin], []).append(out)
         self.any_input_grad = any(self.input_needs_grad)
         self.grad_params = [] if trains else \
             [t for t in self.bound.values() if not t.stop_gradient]
@@ -190,6 +198,7 @@ class PartialProgram:
         self._forward = None
         self._forward_live = None       # with the gradients' start additions
         self._train = None
+        self._leaf_trains = {}          # (input indices whose caller's tensor is a leaf) -> _Train
         self._backend = None
 
     # ------------------------------------------------------------- calling
@@ -261,7 +270,11 @@ class PartialProgram:
                 for k, a in enumerate(outs)]
 
     def _call_train(self, inputs):
-        tr = self._train or self._plan_train(inputs)
+        leaves = tuple(i for i in self.root_writes
+                       if inputs[i]._node is None and not inputs[i].stop_gradient) \
+            if self.root_writes else ()
+        tr = (self._train or self._plan_train(inputs)) if not leaves else \
+            (self._leaf_trains.get(leaves) or self._plan_train(inputs, leaves))
         fwd, bwd = tr.forward, tr.backward
         feeds = [t._data for t in inputs]
         if self.check_inputs:
@@ -279,7 +292,7 @@ class PartialProgram:
         diff_arrays = [outs[i] for i in tr.slot_first]
         node = record(tr.op, ins, saved, diff_arrays)
         for (i, _), s in zip(self.written, self.written_slot):
-            if s >= 0:          # written in place: its later uses differentiate through it
+            if s >= 0 and i not in leaves:  # its later uses differentiate through the write
                 rebound(inputs[i], node, s, False)
         result = []
         for k, slot in enumerate(self.out_slot):
@@ -326,9 +339,13 @@ class PartialProgram:
         """The has-value flags the forward fetches after its outputs (jit/no_value.py)."""
         return [f for f in self.flag_names if f is not None]
 
-    def _plan_train(self, inputs):
-        self._train = _Train(self, self.backend(inputs))
-        return self._train
+    def _plan_train(self, inputs, leaves=()):
+        tr = _Train(self, self.backend(inputs), [n for i in leaves for n in self.root_writes[i]])
+        if leaves:
+            self._leaf_trains[leaves] = tr
+        else:
+            self._train = tr
+        return tr
 
     def explain(self):
         """The plans built so far, as text."""
@@ -345,6 +362,32 @@ class PartialProgram:
         """The program holding forward and backward ops (None before the
         first call that needed gradients)."""
         return None if self._train is None else self._train.backward_program
+
+
+def _leaf_root_grads(program, writes):
+    """The backward of the scatters that wrote into a caller's leaf (``writes``:
+    their outputs) made the eager leaf's: the new root's gradient goes whole to
+    the old root (the leaf itself), none to the written values (zeros)."""
+    keys = {(op.input("Ids")[0], op.input("Updates")[0]) for b in program.blocks
+            for op in b.ops if op.type == "scatter" and op.output("Out")[0] in writes}
+    for block in program.blocks:
+        i = 0
+        while i < len(block.ops):
+            op = block.ops[i]
+            if op.type != "scatter_grad" or \
+                    (op.input("Ids")[0], op.input("Updates")[0]) not in keys:
+                i += 1
+                continue
+            gout, upd = op.input("Out@GRAD")[0], op.input("Updates")[0]
+            xg, ug = op.output("X@GRAD"), op.output("Updates@GRAD")
+            block._remove_op(i)
+            if ug:
+                block._insert_op(i, "fill_any_like", {"X": [upd]}, {"Out": ug},
+                                 {"value": 0.0, "dtype": -1})
+                i += 1
+            if xg:
+                block._insert_op(i, "assign", {"X": [gout]}, {"Out": xg})
+                i += 1
 
 
 def _carrying(program, sources):
@@ -387,7 +430,7 @@ class _Train:
     """Forward (outputs + saved values) and backward interpreters of one
     concrete program, and the grad-node op whose backward runs the latter."""
 
-    def __init__(self, pp, backend):
+    def __init__(self, pp, backend, leaf_writes=()):
         full = clone(pp.program)       # (its ops keep the user's `raise` errors)
         block = full.global_block()
         n_fwd = len(block.ops)
@@ -403,6 +446,8 @@ class _Train:
                            t.np_dtype) for t in targets]
             grads = gradients(targets, [fwd_vars[i] for i in self.grad_inputs]
                               + param_vars, target_gradients=tgrads)
+        if leaf_writes:
+            _leaf_root_grads(full, set(leaf_writes))
         if len(block.ops) < n_fwd:
             raise RuntimeError("to_static: building the backward removed forward ops")
         fwd_ops, bwd_ops = block.ops[:n_fwd], block.ops[n_fwd:]

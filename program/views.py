@@ -21,7 +21,11 @@ mode keeps Paddle's static semantics (every variable its own value).  A
 root with unknown (-1) dims numbers its elements at run time (``shape``,
 ``size`` and ``range`` ops; a known shape makes them constants).  A write
 that changes a member's shape or dtype takes it out of its group (as
-eagerly).  Parameters are not linked.
+eagerly).  Parameters are not linked.  Each write into a root is recorded on
+the program (``_jst_root_writes``: the root's first variable, the scatter's
+output): a to_static input whose caller passes a leaf that needs a gradient
+stays that leaf eagerly, so jit/partial_program.py differentiates those
+scatters as the leaf itself for such a call.
 """
 import sys
 import weakref
@@ -49,11 +53,12 @@ class quiet:
 
 
 class _Group:
-    __slots__ = ("root", "members")
+    __slots__ = ("root", "members", "origin")
 
     def __init__(self, root):
         self.root = weakref.ref(root)
         self.members = [weakref.ref(root)]
+        self.origin = root.name         # the root's first variable (a to_static input's)
 
     def live(self):
         out = []
@@ -146,6 +151,11 @@ def propagate(t, shape, dtype):
             upd = bind_in_graph(_RESHAPE, (t, None, None), {"shape": [-1]})[0]
             ids = bind_in_graph(_RESHAPE, (ids, None, None), {"shape": [-1]})[0]
             fresh = bind_in_graph(_SCATTER, (flat, ids, upd), {"overwrite": True})[0]
+            # which writes went into which root (by its first variable's name): where
+            # that root is a caller's leaf tensor, jit/partial_program.py differentiates
+            # the new root as the leaf itself, as the eager write leaves it a leaf
+            fresh.block.program.__dict__.setdefault("_jst_root_writes", []).append(
+                (group.origin, fresh.name))
             fresh = bind_in_graph(_RESHAPE, (fresh, shape[0], None), {"shape": shape[1]})[0]
             root._inplace_assign(fresh, merge=True)
         for m in live:

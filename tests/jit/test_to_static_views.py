@@ -4,7 +4,9 @@
 in-place write into the view is a write into x and into x's other views
 (program/views.py: the written elements scattered into the root, the other
 members computed again).  Eager results are the truth; each case also shows
-that the write is real (the caller's tensor changes)."""
+that the write is real (the caller's tensor changes).  A caller's leaf that
+needs a gradient, written through a view, stays a leaf with the eager
+gradients (its later uses to it directly, the view's through the write)."""
 import numpy as np
 import pytest
 
@@ -82,6 +84,48 @@ def test_a_write_through_a_view_is_a_write_into_its_base(fn):
 def test_gradients_follow_the_write_as_eagerly(fn):
     # the write's scatter is differentiable: d/dx of the result through the view
     same_grads_as_eager(fn, lambda out, x: (out * out).sum())
+
+
+def view_write_then_both(x, y):
+    z = x[0]
+    z.scale_(3.0)
+    return z * y[0] + (x * x).sum()
+
+
+def two_view_writes(x, y):
+    x[0].scale_(2.0)
+    x[1].multiply_(y[1])
+    return x * y
+
+
+@pytest.mark.parametrize("fn", [row_scale, column_zero, chained_views, transpose_write,
+                                sibling_sees_view_write, view_written_in_branch,
+                                view_write_then_both, two_view_writes],
+                         ids=lambda f: f.__name__)
+def test_a_leaf_written_through_a_view_stays_a_leaf(fn):
+    # eagerly a leaf that needs a gradient, written through a view, stays a leaf:
+    # its later uses differentiate to it directly, the view's own uses through the
+    # write; the call does the same (and the caller's tensor stays a leaf), and a
+    # non-leaf caller of the same program still differentiates through the write
+    def run(f, leaf):
+        w = paddle.to_tensor(np.linspace(-1, 1, 6, dtype="float32").reshape(2, 3),
+                             stop_gradient=False)
+        x = w if leaf else w * 1.5
+        y = _y()
+        y.stop_gradient = False
+        out = f(x, y)
+        ((out * out).sum() + (x * 2).sum()).backward()
+        grads = [None if t.grad is None else t.grad.numpy() for t in (w, y)]
+        return [out.numpy(), x.numpy()] + grads + [x.is_leaf]
+
+    static = paddle.jit.to_static(fn, full_graph=True)
+    for leaf in (True, False, True):
+        want, got = run(fn, leaf), run(static, leaf)
+        for a, b in zip(got[:4], want[:4]):
+            # (y written only into the leaf: eagerly no gradient, here zeros)
+            np.testing.assert_allclose(0 if a is None else a, 0 if b is None else b,
+                                       rtol=1e-5, atol=1e-6)
+        assert got[4] == want[4] == leaf
 
 
 @pytest.mark.parametrize("fn", [row_scale, column_zero, chained_views, transpose_write,
