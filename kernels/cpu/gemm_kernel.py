@@ -69,12 +69,18 @@ from . import llvm_jit
 __all__ = ["available", "gemm_rows", "gemm_segments", "block_width", "pack_columns",
            "packed_product", "rows_product"]
 
-# rows of W x vectors of columns held in registers: 8 x 2, or 4 x 4 for at most
-# 4 rows (ResNeXt's groups of 4 output channels: 8 x 2 would compute 8); a
-# packed operand's blocks are 2 vectors wide, so its products of at most 4 rows
-# take 4 x 2 (a fully connected layer at batch 1 to 4: 8 x 2 computed 8 rows;
-# 1 x 2 ran 1.5x slower than 4 x 2 at batch 1, its two FMA chains too few)
-SHAPES = ((8, 2), (4, 4), (4, 2))
+# rows of W x vectors of columns held in registers, by vector width (lanes):
+# (main, small rows, packed small rows).  16 lanes (32 registers): 8 x 2, or
+# 4 x 4 for at most 4 rows (ResNeXt's groups of 4 output channels: 8 x 2 would
+# compute 8); a packed operand's blocks are 2 vectors wide, so its products of
+# at most 4 rows take 4 x 2 (a fully connected layer at batch 1 to 4: 8 x 2
+# computed 8 rows; 1 x 2 ran 1.5x slower than 4 x 2 at batch 1, its two FMA
+# chains too few).  8 lanes (AVX2: 16 registers): 8 x 2's 16 sums spilled and
+# were shuffled between registers every K step (Zen 3, one core: 29-49 GFLOP/s
+# against OpenBLAS's 66-74); 6 x 2 and 4 x 3 (12 sums, nothing spilled) run at
+# 60-84; 4 x 3 also takes products whose rows 6 x 2 would round up more (8,
+# 16, 32: a grouped convolution's output channels per group), ``_tile``.
+SHAPES = {16: ((8, 2), (4, 4), (4, 2)), 8: ((6, 2), (4, 3), (4, 2))}
 # the transposed-output kernels' blocks (kernels/cpu/gemm_transposed.py), AVX-512
 # only: 7 rows x 3 vectors for products of more than 32 columns, 7 x 2 for up to
 # 32, 14 x 1 for up to 16 (a grouped convolution's output channels per group).
@@ -632,15 +638,16 @@ def _compile(lanes=None):
         opaque = llvm.llvm_version_info[0] >= 15
         proto = llvm_jit.c_types(*"pppp" + "i" * 14 + "pipiffiippip")
         trans = list(TRANS_SHAPES) if vw == 16 else []
+        shapes = SHAPES[vw]
         fns = llvm_jit.compile_ir(
-            "\n".join([_declarations(vw, opaque)] + [_ir(vw, opaque, mr, nr) for mr, nr in SHAPES]
+            "\n".join([_declarations(vw, opaque)] + [_ir(vw, opaque, mr, nr) for mr, nr in shapes]
                       + [_ir(vw, opaque, mr, nr, True) for mr, nr in trans]),
-            dict({"gemm_rows_%dx%d" % shape: proto for shape in SHAPES},
+            dict({"gemm_rows_%dx%d" % shape: proto for shape in shapes},
                  **{"gemm_rows_t%dx%d" % shape: llvm_jit.c_types(*TRANS_ARGS)
                     for shape in trans}))
     except Exception:           # an llvmlite that cannot build this IR
         return None
-    table = {shape: fns["gemm_rows_%dx%d" % shape] for shape in SHAPES}
+    table = {shape: fns["gemm_rows_%dx%d" % shape] for shape in shapes}
     table.update({("t",) + shape: fns["gemm_rows_t%dx%d" % shape] for shape in trans})
     return table, vw
 
@@ -658,7 +665,7 @@ def block_width():
     if not available():
         raise RuntimeError("gemm_rows: the GEMM kernel is not available on this host "
                            "(check gemm_kernel.available() first)")
-    return SHAPES[0][1] * _STATE["fn"][1]
+    return _shapes()[0][1] * _STATE["fn"][1]
 
 
 def _operands(w, x, xoff, who):
@@ -807,7 +814,7 @@ def packed_product(wp, n, bias=None, clamp=None):
         m = x.shape[0]
         out = np.empty((m, n), np.float32)
         if m:
-            fn, mid = calls[m <= SHAPES[2][0]]
+            fn, mid = calls[m <= _shapes()[2][0]]
             op = out.ctypes.data
             fn(x.ctypes.data, *consts, op, k, n, m, *mid, op, 0, *tail, None)
         return out
@@ -934,12 +941,21 @@ def _pack_scratch(rows, mr, chunk, k, blk, blocks):
     return buf, buf.ctypes.data + 4 * skip
 
 
+def _shapes():
+    """The register tiles (``SHAPES``) of the compiled kernels' vector width."""
+    return SHAPES[_STATE["fn"][1]]
+
+
 def _tile(rows, packed):
-    """The register tile (SHAPES) for a product of ``rows`` rows of W: at most
-    4 rows take 4 x 2 on a packed operand (2-vector blocks), 4 x 4 otherwise."""
+    """The register tile (``SHAPES``) for a product of ``rows`` rows of W: on a
+    packed operand 4 x 2 for at most 4 rows (fewer sums: only where the main
+    tile would compute twice the rows), else the main one; otherwise the
+    small-rows tile (4 x 4 or 4 x 3, as many sums as the main one) wherever it
+    computes fewer rows than the main one would."""
+    main, small, packed_small = _shapes()
     if packed:
-        return SHAPES[2] if rows <= SHAPES[2][0] else SHAPES[0]
-    return SHAPES[1] if rows <= SHAPES[1][0] else SHAPES[0]
+        return packed_small if rows <= packed_small[0] else main
+    return small if -(-rows // small[0]) * small[0] < -(-rows // main[0]) * main[0] else main
 
 
 def _clamp_args(clamp):
