@@ -18,9 +18,9 @@ flat layout's padding columns) fill blocks badly; the transposed kernels run
 output channels along the vectors, read the input in place (a 1x1 layer) or
 from one padded copy with strides and taps as offsets (no stride-phase planes,
 no crop), and write NCHW through in-register transposes with the epilogue.
-Measured on one core, batch 1 (hot): 1x1 layers 49 x 1024 -> 1024 107 against
-BLAS's 81-91 GFLOP/s, 196 x 512 -> 512 105 against 101; ResNeXt's grouped 3x3
-layers 0.68-0.8x conv_implicit's time at stride 1 (14x14, 7x7; 16 and 32
+Measured on one core with AVX-512 (16 lanes), batch 1 (hot): 1x1 layers 49 x
+1024 -> 1024 107 against BLAS's 81-91 GFLOP/s, 196 x 512 -> 512 105 against
+101; ResNeXt's grouped 3x3 layers 0.68-0.8x conv_implicit's time at stride 1 (14x14, 7x7; 16 and 32
 channels per group) and 0.48-0.51x at stride 2; ungrouped 3x3 stride 2 0.72-0.9x
 (512 and 256 channels).  In ResNeXt-50 at batch 1 the 19 1x1 layers alone took
 49.1 -> 40.6 ms (the model 105 -> 98.5), MobileNetV1's 8 15.6 -> 14.3.  It
@@ -28,14 +28,17 @@ loses where the product is narrow: 1x1 layers with few input channels (196 x 64
 -> 256 71 against 84 GFLOP/s, the call's fixed cost), groups of 8 channels
 (half the 16-wide block empty: 1.3-1.7x), and 28x28 maps in a model (1.15x:
 the pixels' K strided rows outrun the prefetchers once they leave L2), hence
-``MAX_PIXELS``, ``MIN_CHANNELS_1X1``, ``MIN_FLOPS_1X1``, ``MIN_K`` and
-``MIN_GROUP_CHANNELS``.  (The narrow 1x1 layers lost mostly to 48-wide blocks
+``MAX_PIXELS``, ``MIN_CHANNELS_1X1``, ``MIN_FLOPS_1X1`` and ``RULES`` (which
+also holds what pays with AVX2's 8 lanes: grouped and some strided kxk layers
+only).  (The narrow 1x1 layers lost mostly to 48-wide blocks
 computing 96 columns for 64 and 288 for 256; since the kernels take the
 cheapest block width, 1x1 layers on 14x14 maps pay from 64 input channels and
 8 MFLOP: MobileNetV2 at batch 1 0.97-0.98x, GoogLeNet 0.98-0.99x, ShuffleNetV2
 x2.0 0.99x; 4 MFLOP took ShuffleNetV2 x1.0's 116-channel layers: 1.02x.)
 Outputs differ from the unpacked ones by rounding (FMA sums in k order).
 """
+from collections import namedtuple
+
 from ..kernels.cpu import gemm_transposed
 from ..kernels.cpu.conv_transposed import pack_filter
 from ..program.passes.graph import replace
@@ -43,7 +46,7 @@ from .conv_bias_act import FUSED_CONV
 
 __all__ = ["conv_pack", "PACKED_CONV", "MAX_PIXELS", "MIN_CHANNELS_1X1", "MIN_FLOPS_1X1",
            "SMALL_MAP_PIXELS", "MIN_CHANNELS_1X1_SMALL_MAP", "MIN_FLOPS_1X1_SMALL_MAP",
-           "STEM_MAX_CHANNELS", "MIN_K", "MIN_GROUP_CHANNELS"]
+           "STEM_MAX_CHANNELS", "RULES", "rules"]
 
 PACKED_CONV = "sampan_conv2d_packed"
 MAX_PIXELS = 256                    # 16x16: 28x28 maps lose at batch 1 (below)
@@ -57,13 +60,32 @@ SMALL_MAP_PIXELS = 64
 MIN_CHANNELS_1X1_SMALL_MAP = 128
 MIN_FLOPS_1X1_SMALL_MAP = 4e6
 STEM_MAX_CHANNELS = 4
-MIN_K = 128
-MIN_GROUP_CHANNELS = 16
+# what the kernels take, by their vector width (gemm_transposed.lanes()):
+# 1x1 layers (by the rules above), image stems, and kxk layers with at least
+# ``min_k`` products per output and ``min_group_channels`` output channels per
+# group, ungrouped ones only on maps of at least ``min_ungrouped_pixels``.
+# 16 lanes (one core, batch 1, against the paths replaced): see the docstring.
+# 8 lanes (AVX2, Zen 3): ResNeXt's grouped 3x3 layers 0.41-0.63x
+# conv_implicit's time with 16 and 32 channels per group (14x14 and 7x7 maps,
+# stride 1 and 2), 0.5-0.8x with 8 (28x28: the 6 x 8 block fills its vector);
+# an ungrouped 3x3 stride 2 into 14x14 0.81x, into 7x7 1.13x; 1x1 layers
+# 1.4-2.6x BLAS's time (4-6 pixels a block re-read each input line from L2)
+# and stems 1.0-1.34x, so neither
+Rules = namedtuple("Rules", "one_by_one stems min_k min_group_channels min_ungrouped_pixels")
+RULES = {16: Rules(True, True, 128, 16, 1),
+         8: Rules(False, False, 64, 8, SMALL_MAP_PIXELS + 1)}
+
+
+def rules():
+    """The ``RULES`` of this host's kernels (None where they do not run)."""
+    return RULES.get(gemm_transposed.lanes())
+
+
 _ATTRS = ("strides", "paddings", "padding_algorithm", "dilations", "groups", "data_format",
           "activation", "alpha", "in_activation")
 
 
-def _eligible(op, params):
+def _eligible(op, params, take):
     if op.type != FUSED_CONV:
         return False
     w = params.get(op.input("Filter")[0])
@@ -75,15 +97,17 @@ def _eligible(op, params):
     if len(out) != 4 or min(out[2:]) < 1:
         return False            # unknown maps: the BLAS and pixel-vector paths
     if _image_stem(w, g):
-        return True
+        return take.stems
     if out[2] * out[3] > MAX_PIXELS:
         return False            # large maps: the BLAS and pixel-vector paths
     pixels, o = out[2] * out[3], w.shape[0]
     if w.shape[2:] == (1, 1) and g == 1:
         small = pixels <= SMALL_MAP_PIXELS
-        return w.shape[1] >= (MIN_CHANNELS_1X1_SMALL_MAP if small else MIN_CHANNELS_1X1) and \
+        return take.one_by_one and \
+            w.shape[1] >= (MIN_CHANNELS_1X1_SMALL_MAP if small else MIN_CHANNELS_1X1) and \
             2 * pixels * o * w.shape[1] >= (MIN_FLOPS_1X1_SMALL_MAP if small else MIN_FLOPS_1X1)
-    return w[0].size >= MIN_K and o // g >= MIN_GROUP_CHANNELS
+    return w[0].size >= take.min_k and o // g >= take.min_group_channels and \
+        (g > 1 or pixels >= take.min_ungrouped_pixels)
 
 
 def _image_stem(w, g):
@@ -98,10 +122,11 @@ def _image_stem(w, g):
 
 def conv_pack(p, params, feeds, fetch_src):
     """Rewrite every eligible fused conv of ``p``'s global block; returns how many."""
-    if not gemm_transposed.available():
+    take = rules()
+    if take is None:
         return 0
     block = p.global_block()
-    found = [op for op in block.ops if _eligible(op, params)]
+    found = [op for op in block.ops if _eligible(op, params, take)]
     for op in found:
         wname = op.input("Filter")[0]
         w = params[wname]

@@ -81,14 +81,15 @@ __all__ = ["available", "gemm_rows", "gemm_segments", "block_width", "pack_colum
 # 60-84; 4 x 3 also takes products whose rows 6 x 2 would round up more (8,
 # 16, 32: a grouped convolution's output channels per group), ``_tile``.
 SHAPES = {16: ((8, 2), (4, 4), (4, 2)), 8: ((6, 2), (4, 3), (4, 2))}
-# the transposed-output kernels' blocks (kernels/cpu/gemm_transposed.py), AVX-512
-# only: 7 rows x 3 vectors for products of more than 32 columns, 7 x 2 for up to
-# 32, 14 x 1 for up to 16 (a grouped convolution's output channels per group).
-# The sums, operand vectors and LLVM's two broadcast registers must fit the 32
-# vector registers: 7 x 4 (28 sums) spilled a sum every K step and ran at 60-108
-# GFLOP/s from run to run, so the tail also finds its values again after the
-# loop rather than keeping them through it.
-TRANS_SHAPES = ((7, 3), (7, 2), (14, 1))
+# the transposed-output kernels' blocks (kernels/cpu/gemm_transposed.py), by
+# vector width.  16 lanes: 7 rows x 3 vectors for products of more than 32
+# columns, 7 x 2 for up to 32, 14 x 1 for up to 16 (a grouped convolution's
+# output channels per group).  The sums, operand vectors and LLVM's two
+# broadcast registers must fit the 32 vector registers: 7 x 4 (28 sums) spilled
+# a sum every K step and ran at 60-108 GFLOP/s from run to run, so the tail
+# also finds its values again after the loop rather than keeping them through
+# it.  8 lanes (16 registers): 12 sums at most, 4 x 3, 6 x 2 and 12 x 1.
+TRANS_SHAPES = {16: ((7, 3), (7, 2), (14, 1)), 8: ((4, 3), (6, 2), (12, 1))}
 # their C arguments (llvm_jit.c_types letters): W, X, xoff, C, bias, residual,
 # row offsets, k offsets; K, ldc, rows, chunk, X's block stride, has residual;
 # lo, hi; tie, columns, problems and their W, X, C and bias strides
@@ -415,19 +416,21 @@ def _plain_tail(vw, mr, nr, sfx):
 
 
 def _transpose_ir(vw, rows, tag):
-    """IR lines moving ``rows`` (8 vectors of ``vw`` = 16 lanes; names or
-    ``zeroinitializer``) into columns: three rounds of two-source shuffles, each
-    swapping one bit of the vector index with the same bit of the lane index,
-    leave vector q holding column q in lanes 0-7 and column q + 8 in lanes
-    8-15, each column's 8 rows in order.  Returns (lines, the 8 vector names)."""
+    """IR lines moving ``rows`` (``hw = vw / 2`` vectors of ``vw`` lanes: 8 of 16
+    or 4 of 8; names or ``zeroinitializer``) into columns: log2(hw) rounds of
+    two-source shuffles, each swapping one bit of the vector index with the
+    same bit of the lane index, leave vector q holding column q in lanes 0 ..
+    hw - 1 and column q + hw in the others, each column's hw rows in order.
+    Returns (lines, the hw vector names)."""
     v = "<%d x float>" % vw
+    hw = vw // 2
     names, lines = list(rows), []
-    for b in range(3):
+    for b in range(hw.bit_length() - 1):
         bit = 1 << b
         low = [lam if not lam & bit else vw + (lam & ~bit) for lam in range(vw)]
         high = [lam | bit if not lam & bit else vw + lam for lam in range(vw)]
         nxt = list(names)
-        for q in range(8):
+        for q in range(hw):
             if q & bit:
                 continue
             for dst, mask in ((q, low), (q | bit, high)):
@@ -442,9 +445,10 @@ def _transpose_ir(vw, rows, tag):
 
 def _trans_tail(vw, mr, nr, sfx):
     """After the K loop of the transposed kernel: the bias (one per column) added,
-    each group of 8 rows of each vector of the block's columns turned into rows
-    of the transposed output (``_transpose_ir``), then per output row (one
-    column of the block: up to 8 values, the group's rows) one masked store.
+    each group of ``vw / 2`` rows of each vector of the block's columns turned
+    into rows of the transposed output (``_transpose_ir``), then per output row
+    (one column of the block: up to vw / 2 values, the group's rows) one masked
+    store.
     The clamp (the general form: with (-inf, inf) or relu's bounds it is those)
     runs on the block's vectors before the transposes, or, with a residual,
     after it is added to each transposed row."""
@@ -496,7 +500,7 @@ def _trans_tail(vw, mr, nr, sfx):
     out += ["  br i1 %hasrb, label %tr_res, label %tr_plain", "tr_plain:"] + _splats(vw, [
         ("%tlo", "float", "%lo"), ("%thi", "float", "%hi"), ("%ttie", "i1", "%tieb")])
     def rows_out(j, rows, tag, resid):
-        """Vector j's block rows, 8 at a time, transposed and stored."""
+        """Vector j's block rows, vw / 2 at a time, transposed and stored."""
         lines = []
         for g in groups:
             part = rows[g:g + hw]
@@ -504,7 +508,7 @@ def _trans_tail(vw, mr, nr, sfx):
                                      "tr%s%d_%d_" % (tag, j, g))
             lines += tr
             for c in range(vw):
-                lines += _trans_store(vw, "%s%d_%d_%d" % (tag, j, g, c), cols[c % 8], c,
+                lines += _trans_store(vw, "%s%d_%d_%d" % (tag, j, g, c), cols[c % hw], c,
                                       j * vw + c, g, hsfx, hnegz, resid)
         return lines
 
@@ -520,12 +524,12 @@ def _trans_tail(vw, mr, nr, sfx):
 
 
 def _trans_store(vw, t, col, c, colno, g, hsfx, hnegz, resid):
-    """Output row ``colno`` of the block (half ``c // 8`` of transposed vector
-    ``col``: rows ``g .. g + 7``), one masked store; with ``resid`` the residual
-    added and the clamp applied first."""
+    """Output row ``colno`` of the block (half ``c // hw`` of transposed vector
+    ``col``, ``hw = vw / 2``: rows ``g .. g + hw - 1``), one masked store; with
+    ``resid`` the residual added and the clamp applied first."""
     hw = vw // 2
     h, hm = "<%d x float>" % hw, "<%d x i1>" % hw
-    half = ", ".join("i32 %d" % (hw * (c // 8) + lam) for lam in range(hw))
+    half = ", ".join("i32 %d" % (hw * (c // hw) + lam) for lam in range(hw))
     out = ["  %%hv%s = shufflevector <%d x float> %s, <%d x float> undef, <%d x i32> <%s>"
            % (t, vw, col, vw, hw, half),
            "  %%hok%s = icmp ult i64 %d, %%left" % (t, colno),
@@ -637,8 +641,7 @@ def _compile(lanes=None):
         import llvmlite.binding as llvm
         opaque = llvm.llvm_version_info[0] >= 15
         proto = llvm_jit.c_types(*"pppp" + "i" * 14 + "pipiffiippip")
-        trans = list(TRANS_SHAPES) if vw == 16 else []
-        shapes = SHAPES[vw]
+        trans, shapes = TRANS_SHAPES[vw], SHAPES[vw]
         fns = llvm_jit.compile_ir(
             "\n".join([_declarations(vw, opaque)] + [_ir(vw, opaque, mr, nr) for mr, nr in shapes]
                       + [_ir(vw, opaque, mr, nr, True) for mr, nr in trans]),

@@ -19,14 +19,16 @@ convolution's groups, with a bias each), its output and residual ``out[p]``:
 the core runs every problem's row blocks against each chunk of B's columns
 while it is in cache.
 
-AVX-512 only (``available``): with AVX2's 16 vector registers the blocks do
-not fit; callers keep their BLAS paths there.
+Both vector widths (``lanes``): AVX-512's 16 lanes and 32 registers take 7 x
+48, 7 x 32 and 14 x 16 blocks; AVX2's 8 lanes and 16 registers 4 x 24, 6 x 16
+and 6 x 8 (``gemm_kernel.TRANS_SHAPES``), transposing 4 rows x 8 channels a
+step.  What pays differs by width (inference/conv_pack.py ``RULES``).
 """
 import numpy as np
 
 from . import gemm_kernel as G
 
-__all__ = ["available", "width", "pack", "gemm", "gemm_tables", "one_by_one"]
+__all__ = ["available", "lanes", "width", "pack", "gemm", "gemm_tables", "one_by_one"]
 
 _RAMPS = {}              # (n, step) -> (int64 arange(n) * step, its address)
 _NEG_ZEROS = {}          # columns -> (-0.0s: the bias of none, their address)
@@ -35,7 +37,16 @@ _SHAPES = [None, None]   # the compiled kernels' table, {block width: (mr, nr, f
 
 def available():
     """Whether the transposed kernels run on this host."""
-    return G.available() and ("t",) + G.TRANS_SHAPES[0] in G._STATE["fn"][0]
+    if not G.available():
+        return False
+    table, vw = G._STATE["fn"]
+    return ("t",) + G.TRANS_SHAPES[vw][0] in table
+
+
+def lanes():
+    """The vector width (float32 lanes) the kernels were compiled for, or None
+    where they do not run."""
+    return G._STATE["fn"][1] if available() else None
 
 
 def _shapes():
@@ -48,7 +59,8 @@ def _shapes():
                                "on this host (check gemm_transposed.available() first)")
         fn = G._STATE["fn"]
         vw = fn[1]
-        _SHAPES[:] = [fn, {nr * vw: (mr, nr, fn[0][("t", mr, nr)]) for mr, nr in G.TRANS_SHAPES}]
+        _SHAPES[:] = [fn, {nr * vw: (mr, nr, fn[0][("t", mr, nr)])
+                           for mr, nr in G.TRANS_SHAPES[vw]}]
     return _SHAPES[1]
 
 

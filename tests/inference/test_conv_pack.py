@@ -22,8 +22,22 @@ from sampan.kernels.cpu.conv_epilogue import CLAMPS
 from sampan.static import InputSpec
 
 pytestmark = pytest.mark.skipif(not T.available(),
-                                reason="no transposed GEMM kernel on this host (AVX-512)")
+                                reason="no transposed GEMM kernel on this host (AVX2 or AVX-512)")
 TOL = 1e-5
+_BUILT = {}
+
+
+@pytest.fixture(autouse=True, params=sorted({8, T.lanes() or 8}), ids=lambda v: "lanes%d" % v)
+def lanes(request, monkeypatch):
+    """Every test at each vector width the host runs (8 lanes everywhere, 16
+    with AVX-512): the kernels, their block widths and the pass's rules."""
+    from sampan.kernels.cpu import gemm_kernel as G
+    if T.available() and request.param != T.lanes():
+        if request.param not in _BUILT:
+            _BUILT[request.param] = G._compile(lanes=request.param)
+        monkeypatch.setitem(G._STATE, "fn", _BUILT[request.param])
+    assert T.lanes() == request.param
+    return request.param
 
 
 def _ref(x, w, b=None, resid=None, clamp=None):
@@ -87,18 +101,24 @@ def test_every_width_batched(c):
             assert np.abs(out - want).max() <= TOL * np.abs(want).max()
 
 
-def test_block_width_is_the_cheapest_cover():
-    # blocks x width, the 16-wide ones at COLUMN_COST's premium: no 48-wide
-    # block computing 96 columns for 64 or 288 for 256
+# blocks x width, the 1-vector ones at COLUMN_COST's premium: no 48-wide block
+# computing 96 columns for 64 or 288 for 256 (16 lanes), no 24-wide computing
+# 72 for 64 (8 lanes)
+COVERS = {16: [16, 16, 32, 32, 48, 48, 32, 16, 48, 16, 32, 32, 48],
+          8: [8, 16, 24, 16, 8, 24, 16, 16, 24, 16, 16, 16, 24]}
+
+
+def test_block_width_is_the_cheapest_cover(lanes):
     assert [T.width(c) for c in (4, 16, 24, 32, 40, 48, 64, 80, 96, 112, 160, 256, 2048)] == \
-        [16, 16, 32, 32, 48, 48, 32, 16, 48, 16, 32, 32, 48]
+        COVERS[lanes]
 
 
-@pytest.mark.parametrize("blk", [16, 32, 48])
+@pytest.mark.parametrize("vectors", [1, 2, 3])
 @pytest.mark.parametrize("c", [20, 64, 70])
-def test_every_block_width_computes_the_same_product(blk, c):
+def test_every_block_width_computes_the_same_product(vectors, c, lanes):
     # a filter packed for any of the widths (whichever the rule picks for c)
     from sampan.kernels.cpu import gemm_kernel as G
+    blk = vectors * lanes
     rs = np.random.RandomState(blk + c)
     x = rs.standard_normal((2, 24, 49)).astype(np.float32)
     w = rs.standard_normal((c, 24)).astype(np.float32)
@@ -128,7 +148,7 @@ def test_bad_operands_are_named():
     with pytest.raises(ValueError, match=r"packed operand must be float32 \(blocks, K=5"):
         T.gemm(np.zeros((3, 5), np.float32), packed, np.zeros((2, 3), np.float32))
     with pytest.raises(ValueError, match="width in"):
-        T.gemm(np.zeros((3, 4), np.float32), np.zeros((1, 4, 8), np.float32),
+        T.gemm(np.zeros((3, 4), np.float32), np.zeros((1, 4, 12), np.float32),
                np.zeros((2, 3), np.float32))
     with pytest.raises(ValueError, match="out must be float32"):
         T.gemm(np.zeros((3, 4), np.float32), packed, np.zeros((2, 2), np.float32))
@@ -254,10 +274,11 @@ def test_large_batches_and_foreign_packings_take_blas(monkeypatch):
 
 
 class Net(paddle.nn.Layer):
-    """On a small map: 1x1 convs with BN + relu + residual (rewritten), strided
-    (rewritten), narrow (kept: few input channels); a grouped 3x3 (rewritten:
-    16 channels per group), a grouped one with 8 per group (kept), a 3x3 stride 2
-    (rewritten) and a 3x3 stride 1 (Winograd's)."""
+    """On a small map: 1x1 convs with BN + relu + residual (rewritten at 16
+    lanes), strided (the same), narrow (kept: few input channels); a grouped 3x3
+    (rewritten: 16 channels per group), a grouped one with 8 per group (kept at
+    16 lanes), a 3x3 stride 2 (rewritten at 16 lanes) and a 3x3 stride 1
+    (Winograd's)."""
 
     def __init__(self, c):
         super().__init__()
@@ -318,7 +339,7 @@ def test_1x1_layers_are_taken_by_channels_and_work(tmp_path, c, o, hw, taken):
     prefix = str(tmp_path / "m")
     paddle.jit.save(net, prefix, input_spec=[InputSpec([None, c, *hw], "float32")])
     fast = _predictor(prefix, True)
-    assert (pass_mod.PACKED_CONV in _types(fast)) == taken
+    assert (pass_mod.PACKED_CONV in _types(fast)) == (taken and pass_mod.rules().one_by_one)
     x = np.random.RandomState(1).standard_normal([1, c, *hw]).astype("float32")
     (want,), (got,) = _predictor(prefix, False).run([x]), fast.run([x])
     assert np.abs(got - want).max() <= TOL * np.abs(want).max()
@@ -336,7 +357,7 @@ def test_image_stems(tmp_path, o, k, taken):
     prefix = str(tmp_path / "m")
     paddle.jit.save(net, prefix, input_spec=[InputSpec([None, 3, 64, 64], "float32")])
     fast = _predictor(prefix, True)
-    assert (pass_mod.PACKED_CONV in _types(fast)) == taken
+    assert (pass_mod.PACKED_CONV in _types(fast)) == (taken and pass_mod.rules().stems)
     plain = _predictor(prefix, False)
     for n in (1, 2):
         x = np.random.RandomState(n).standard_normal([n, 3, 64, 64]).astype("float32")
@@ -361,16 +382,22 @@ def test_kxk_layers_on_large_maps_take_the_kernels_at_batch_1_only(monkeypatch):
         assert np.abs(got - want).max() <= TOL * np.abs(want).max()
 
 
-def test_pass_rewrites_the_eligible_convs_and_keeps_the_outputs(tmp_path, monkeypatch):
+# Net's convs rewritten: 16 lanes a, b, c, f, h; 8 lanes no 1x1, the grouped f
+# and g (8 channels a group fill one vector), h's 7x7 map too small
+REWRITTEN = {16: 5, 8: 2}
+
+
+def test_pass_rewrites_the_eligible_convs_and_keeps_the_outputs(tmp_path, monkeypatch, lanes):
     c = 32
     _low_thresholds(monkeypatch, c)
     prefix = _saved_net(tmp_path, c)
     plain, fast = _predictor(prefix, False), _predictor(prefix, True)
     off = _predictor(prefix, True, skip=["sampan_conv_pack_pass"])
-    assert _types(fast).count(pass_mod.PACKED_CONV) == 5      # a, b, c, f, h
+    taken = REWRITTEN[lanes]
+    assert _types(fast).count(pass_mod.PACKED_CONV) == taken
     assert pass_mod.PACKED_CONV not in _types(off)
-    assert "sampan_conv_pack_pass: sampan_conv2d_fusion x5 -> " \
-           "sampan_conv2d_packed x5" in fast.explain()
+    assert "sampan_conv_pack_pass: sampan_conv2d_fusion x%d -> " \
+           "sampan_conv2d_packed x%d" % (taken, taken) in fast.explain()
     for n in (1, 3):        # at 3, self.a (588 rows of 14x14) takes BLAS with the filter
         x = np.random.RandomState(n).standard_normal([n, c, 14, 14]).astype("float32")
         for want, got in zip(plain.run([x]), fast.run([x])):
@@ -390,9 +417,11 @@ class DenseBlock(paddle.nn.Layer):
         return self.conv(paddle.nn.functional.relu(self.bn(x)))
 
 
-def test_pass_keeps_the_input_map(tmp_path, monkeypatch):
+def test_pass_keeps_the_input_map(tmp_path, monkeypatch, lanes):
     c = 64
     _low_thresholds(monkeypatch, c)
+    # (1x1 layers pay at 16 lanes only; the map is kept at any width)
+    monkeypatch.setitem(pass_mod.RULES, lanes, pass_mod.RULES[lanes]._replace(one_by_one=True))
     paddle.seed(5)
     net = DenseBlock(c)
     for p in (net.bn.weight, net.bn.bias, net.bn._mean, net.bn._variance):  # a trained BN
@@ -411,12 +440,13 @@ def test_pass_keeps_the_input_map(tmp_path, monkeypatch):
         assert np.abs(got - want).max() <= TOL * np.abs(want).max()
 
 
-def test_large_maps_and_unknown_sizes_keep_blas(tmp_path, monkeypatch):
+def test_large_maps_and_unknown_sizes_keep_blas(tmp_path, monkeypatch, lanes):
     _low_thresholds(monkeypatch, 32)
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     big = _types(_predictor(_saved_net(tmp_path / "a", 32, hw=(30, 30)), True))
-    assert big.count(pass_mod.PACKED_CONV) == 3      # b, c, h (15x15); a, f: 900 pixels
+    # b, c, h (15x15; 8 lanes: h only); a, f, g: 900 pixels
+    assert big.count(pass_mod.PACKED_CONV) == {16: 3, 8: 1}[lanes]
     unknown = _types(_predictor(_saved_net(tmp_path / "b", 32, hw=(None, None)), True))
     assert pass_mod.PACKED_CONV not in unknown
 
