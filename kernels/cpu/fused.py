@@ -158,11 +158,26 @@ sampan_conv2d_fusion.fresh = True
 # ROWS_MIN_PIXELS_BATCH pixels) take the route with filters of at most
 # ROWS_MAX_WEIGHTS_BATCH values (MobileNetV2/V3's and ShuffleNetV2's 40-288
 # channel layers at batch 16 0.84-0.97x; 64 -> 384 even, 96 -> 576 and 256 -> 256
-# 1.09-1.12x)
+# 1.09-1.12x).  All of that with AVX-512; with AVX2's 8 lanes (Zen 3, one core)
+# the kernel wins where a layer widens (K < O: 16 -> 96, 24 -> 144, 32 -> 192
+# 0.51-0.64x BLAS's time, 64 -> 128 to 256 -> 512 0.8-1.0x) and loses or ties
+# where it narrows or keeps its width (144 -> 24 1.39x, 192 -> 32 1.06x and at
+# batch 16 1.78x, 256 -> 256 and 512 -> 256 1.0-1.16x), so there only layers
+# with more output than input channels take it (``ROWS_WIDENING_ONLY``)
 ROWS_MIN_PIXELS = 784
 ROWS_MAX_WEIGHTS = 1 << 20
 ROWS_MIN_PIXELS_BATCH = 196
 ROWS_MAX_WEIGHTS_BATCH = 20480
+ROWS_WIDENING_ONLY = {8}       # the vector widths (lanes) where K < O is required
+
+
+def _rows_pays(n, k, o, pixels, widening_only):
+    """Whether a 1x1 layer of ``n`` samples, ``k`` -> ``o`` channels on maps of
+    ``pixels`` takes the rows route (the rules above)."""
+    if widening_only and k >= o:
+        return False
+    return o * k <= ROWS_MAX_WEIGHTS and pixels >= ROWS_MIN_PIXELS or \
+        o * k <= ROWS_MAX_WEIGHTS_BATCH and n > 1 and pixels >= ROWS_MIN_PIXELS_BATCH
 
 
 def _plain_1x1_attrs(attrs):
@@ -186,14 +201,14 @@ def _rows_fast(attrs, general, packed=False):
         return None
     clamp = CLAMPS[attrs["activation"]]
     memo = [None, None, None]
+    widening_only = gemm_kernel.lanes() in ROWS_WIDENING_ONLY
 
     def run(*ins):
         x, w, b, resid, scale = ins[0], ins[1], ins[2 + packed], ins[3 + packed], ins[-2]
         if x.ndim == 4 and w.shape[2:] == (1, 1) and x.dtype == np.float32 and \
-                x.shape[1] == w.shape[1] and scale is None and (
-                    w.size <= ROWS_MAX_WEIGHTS and x.shape[2] * x.shape[3] >= ROWS_MIN_PIXELS
-                    or w.size <= ROWS_MAX_WEIGHTS_BATCH and x.shape[0] > 1 and
-                    x.shape[2] * x.shape[3] >= ROWS_MIN_PIXELS_BATCH):
+                x.shape[1] == w.shape[1] and scale is None and \
+                _rows_pays(x.shape[0], w.shape[1], w.shape[0], x.shape[2] * x.shape[3],
+                           widening_only):
             if memo[0] is not w or memo[1] is not b:
                 memo[:] = w, b, None
                 if w.dtype == np.float32 and (b is None or b.dtype == np.float32) and \

@@ -66,7 +66,7 @@ import numpy as np
 
 from . import llvm_jit
 
-__all__ = ["available", "gemm_rows", "gemm_segments", "block_width", "pack_columns",
+__all__ = ["available", "lanes", "gemm_rows", "gemm_segments", "block_width", "pack_columns",
            "packed_product", "rows_product"]
 
 # rows of W x vectors of columns held in registers, by vector width (lanes):
@@ -660,6 +660,12 @@ def available():
     if "fn" not in _STATE:
         _STATE["fn"] = _compile()
     return _STATE["fn"] is not None
+
+
+def lanes():
+    """The float32 lanes of the vectors the kernel was compiled for (16 with
+    AVX-512, 8 with AVX2), or None where it is not available."""
+    return _STATE["fn"][1] if available() else None
 
 
 def block_width():

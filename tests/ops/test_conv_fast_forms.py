@@ -65,6 +65,20 @@ def test_small_maps_take_the_route_past_batch_one(monkeypatch, n, side, taken):
     assert bool(calls) == taken
 
 
+@pytest.mark.parametrize("c, o", [(8, 20), (20, 8), (12, 12)])
+@pytest.mark.parametrize("widening_only", [False, True])
+def test_widths_where_only_widening_layers_take_the_route(monkeypatch, c, o, widening_only):
+    # (AVX2's 8 lanes: only layers with more output than input channels)
+    monkeypatch.setattr(fused, "ROWS_WIDENING_ONLY", {G.lanes()} if widening_only else set())
+    x, w, b = _inputs(1, c, o, 28)
+    want = fused.sampan_conv2d_fusion([x, w, b, None, None, None], ATTRS, None)[0]
+    calls = []
+    real = G.rows_product
+    monkeypatch.setattr(G, "rows_product", lambda *a: calls.append(1) or real(*a))
+    _close(fused.sampan_conv2d_fusion.fast(ATTRS)(x, w, b, None, None, None), want)
+    assert bool(calls) == (c < o or not widening_only)
+
+
 def test_packed_op_takes_the_route():
     x, w, b = _inputs(1, 16, 24, 28)
     run = fused.sampan_conv2d_packed.fast(ATTRS)
