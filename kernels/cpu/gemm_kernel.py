@@ -56,7 +56,7 @@ Measured on one core, 1x1 layers at batch 16 (rows_product, in-process):
 and 0.99-1.01x elsewhere.
 
 The same generator writes the transposed kernels (``_ir(..., trans=True)``,
-AVX-512 only, ``TRANS_SHAPES``): rows read through offset tables, a packed
+``TRANS_SHAPES``): rows read through offset tables, a packed
 operand, the block written transposed (NCHW) through in-register transposes;
 their Python side is kernels/cpu/gemm_transposed.py.
 """
@@ -88,8 +88,10 @@ SHAPES = {16: ((8, 2), (4, 4), (4, 2)), 8: ((6, 2), (4, 3), (4, 2))}
 # broadcast registers must fit the 32 vector registers: 7 x 4 (28 sums) spilled
 # a sum every K step and ran at 60-108 GFLOP/s from run to run, so the tail
 # also finds its values again after the loop rather than keeping them through
-# it.  8 lanes (16 registers): 12 sums at most, 4 x 3, 6 x 2 and 12 x 1.
-TRANS_SHAPES = {16: ((7, 3), (7, 2), (14, 1)), 8: ((4, 3), (6, 2), (12, 1))}
+# it.  8 lanes (16 registers): 12 sums at most, 4 x 3 and 6 x 2; for 8 columns
+# 6 x 1 (12 x 1 needed 12 row pointers and spilled them every K step: ResNeXt's
+# 28x28 grouped layers 1.22x conv_implicit's time, 6 x 1 0.69-0.81x; 4 x 1 0.91x)
+TRANS_SHAPES = {16: ((7, 3), (7, 2), (14, 1)), 8: ((4, 3), (6, 2), (6, 1))}
 # their C arguments (llvm_jit.c_types letters): W, X, xoff, C, bias, residual,
 # row offsets, k offsets; K, ldc, rows, chunk, X's block stride, has residual;
 # lo, hi; tie, columns, problems and their W, X, C and bias strides
