@@ -61,6 +61,12 @@ MIN_FLOPS = 2e6
 # (rows rounded up to the block width) compute at most this many times the
 # flat layout's columns (module docstring)
 ROWS_DIRECT_WASTE = 1.12
+# and only with the vector widths (lanes) where that pays: AVX-512's masked
+# stores are native, AVX2's (8 lanes) are not (on Zen 3 a masked store is
+# microcoded), and with 16-column blocks most rows end in one: 3x3 layers at
+# batch 1 on 56x56 to 14x14 maps 1.14-1.76x the time of the flat layout and its
+# crop there (ResNet's 28x28 ones 50 -> 81 GFLOP/s without)
+ROWS_DIRECT_LANES = {16}
 # samples per kernel call: as many as keep the chunk's flat input and product
 # (channels + output rows) x columns this small
 _CHUNK_BYTES = 4 << 20
@@ -309,7 +315,8 @@ def implicit_flat(x, w, pads, dil, out, bias, epilogue=None, strides=(1, 1), gro
     # output rows written by the kernel where they belong when their column blocks
     # waste no more than the flat layout's padding columns do (no crop copy after)
     blk = gemm_kernel.block_width()
-    rows_direct = ho * -(-wo // blk) * blk <= ROWS_DIRECT_WASTE * s
+    rows_direct = ho * -(-wo // blk) * blk <= ROWS_DIRECT_WASTE * s and \
+        gemm_kernel.lanes() in ROWS_DIRECT_LANES
     spec = (clamp, None) if epilogue is None or clamp is not None else \
         getattr(epilogue, "spec", None) or (None, None)
     resid = spec[1] if rows_direct and spec[1] is not None and \

@@ -160,8 +160,10 @@ def test_segments_check_their_bounds():
 
 @pytest.fixture
 def rows_direct(monkeypatch):
-    """Every layer writes its rows straight into NCHW (whatever the waste)."""
+    """Every layer writes its rows straight into NCHW (whatever the waste and
+    the vector width)."""
     monkeypatch.setattr(CI, "ROWS_DIRECT_WASTE", 1e9)
+    monkeypatch.setattr(CI, "ROWS_DIRECT_LANES", {8, 16})
     monkeypatch.setattr(CI, "MIN_FLOPS", 0)
     calls = []
     real = G.gemm_segments
@@ -199,14 +201,21 @@ def test_conv_rows_with_residual_epilogue(rows_direct, monkeypatch, act, name):
 def test_rows_direct_only_where_blocks_waste_little(monkeypatch):
     # 32-wide rows fill the 32-column blocks exactly (W6's first layer): written straight
     # in; 18-wide ones would compute 32 columns each and keep the flat layout and its crop
+    # (at the widths of ROWS_DIRECT_LANES; at any other no layer is)
     calls = []
     real = G.gemm_segments
     monkeypatch.setattr(G, "gemm_segments", lambda *a, **k: calls.append(1) or real(*a, **k))
     monkeypatch.setattr(CI, "MIN_FLOPS", 0)
     w = np.ones((16, 3, 3, 3), np.float32)
-    CI.implicit_flat(np.ones((2, 3, 32, G.block_width()), np.float32), w, ((1, 1), (1, 1)),
-                     (1, 1), (32, G.block_width()), None)
-    assert calls
+    full = np.ones((2, 3, 32, G.block_width()), np.float32)
+    for lanes in ({G.lanes()}, set()):
+        monkeypatch.setattr(CI, "ROWS_DIRECT_LANES", lanes)
+        calls.clear()
+        got = CI.implicit_flat(full, w, ((1, 1), (1, 1)), (1, 1), (32, G.block_width()), None)
+        assert bool(calls) == bool(lanes)
+        assert np.array_equal(got, _direct(full, w, 1, ((1, 1), (1, 1)), (1, 1), (1, 1),
+                                           (32, G.block_width()), None))
+    monkeypatch.setattr(CI, "ROWS_DIRECT_LANES", {G.lanes()})
     calls.clear()
     CI.implicit_flat(np.ones((2, 3, 20, 18), np.float32), w, ((1, 1), (1, 1)), (1, 1),
                      (20, 18), None)
