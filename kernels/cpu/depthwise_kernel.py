@@ -92,8 +92,8 @@ def _kernel_ir(e, k, sw, px=None):
       "%iy = mul i64 %y, %sh", "%iyrow = mul i64 %iy, %Wp",
       "%orow0 = mul i64 %y, %Wo", "%orow = add i64 %obase, %orow0",
       "br label %x_head", "x_head:",
-      "%xo = phi i64 [0, %y_head], [%xo.next, %x_head]",
-      "%oleft = sub i64 %Wo, %xo")
+      "%xo = phi i64 [0, %y_head], [%xo.next, %{latch}]",
+      "%oleft = sub i64 %Wo, %xo", latch="st_done" if px == vw else "x_head")
     # 2. VW output pixels: the taps of each (tile rows iy .., columns (xo + p) * sw ..),
     #    clamped, transposed into channel rows, stored into the output rows
     # tap row i: the tile vectors u = p * sw + j (p: pixel, j: tap column) are
@@ -123,13 +123,27 @@ def _kernel_ir(e, k, sw, px=None):
     if px < vw:
         e("%onar = icmp ult i64 %oleft, {p}", "%oleftp = select i1 %onar, i64 %oleft, i64 {p}",
           p=px)
-    lane_masks(e, "s", "%oleftp" if px < vw else "%oleft")
-    for ch, row in enumerate(e.transpose("st", outs)):
+    rows = e.transpose("st", outs)
+    for ch in range(vw):
         e("%oi{l}_a = mul i64 %OHW, {l}", "%oi{l}_b = add i64 %orow, %oi{l}_a",
           "%oi{l} = add i64 %oi{l}_b, %xo",
           "%op{l} = getelementptr float, float* %out, i64 %oi{l}",
-          "%opv{l} = bitcast float* %op{l} to {V}*",
-          "call void @{STORE}({V} {r}, {V}* %opv{l}, i32 4, {M} %sm{l})", l=ch, r=row)
+          "%opv{l} = bitcast float* %op{l} to {V}*", l=ch)
+    # VW whole pixels of VW channels (most steps of wide rows): plain stores;
+    # else masked ones (AVX2's are microcoded on some cores: 8 a step cost more
+    # than the step's FMAs)
+    if px == vw:
+        e("%sfullp = icmp uge i64 %oleft, {VW}", "%sfullc = icmp uge i64 %cleft, {VW}",
+          "%sfull = and i1 %sfullp, %sfullc",
+          "br i1 %sfull, label %st_full, label %st_mask", "st_full:")
+        for ch, row in enumerate(rows):
+            e("store {V} {r}, {V}* %opv{l}, align 4", l=ch, r=row)
+        e("br label %st_done", "st_mask:")
+    lane_masks(e, "s", "%oleftp" if px < vw else "%oleft")
+    for ch, row in enumerate(rows):
+        e("call void @{STORE}({V} {r}, {V}* %opv{l}, i32 4, {M} %sm{l})", l=ch, r=row)
+    if px == vw:
+        e("br label %st_done", "st_done:")
     _loop_close(e, [("xo", "x_head", "%Wo", "x_done"), ("y", "y_head", "%Ho", "y_done"),
                     ("cb", "cb_head", "%ncb", "cb_done"), ("n", "n_head", "%N", "exit")], px)
     e("ret void")
