@@ -672,7 +672,7 @@ def lanes():
 
 def block_width():
     """Columns of one block of a packed operand (``gemm_rows(..., packed=True)``):
-    the NR vectors of the 8-row tile (32 with AVX-512, 16 with AVX2)."""
+    the NR vectors of the main tile (32 with AVX-512, 16 with AVX2)."""
     if not available():
         raise RuntimeError("gemm_rows: the GEMM kernel is not available on this host "
                            "(check gemm_kernel.available() first)")
