@@ -20,9 +20,9 @@ from one padded copy with strides and taps as offsets (no stride-phase planes,
 no crop), and write NCHW through in-register transposes with the epilogue.
 Measured on one core with AVX-512 (16 lanes), batch 1 (hot): 1x1 layers 49 x
 1024 -> 1024 107 against BLAS's 81-91 GFLOP/s, 196 x 512 -> 512 105 against
-101; ResNeXt's grouped 3x3 layers 0.68-0.8x conv_implicit's time at stride 1 (14x14, 7x7; 16 and 32
-channels per group) and 0.48-0.51x at stride 2; ungrouped 3x3 stride 2 0.72-0.9x
-(512 and 256 channels).  In ResNeXt-50 at batch 1 the 19 1x1 layers alone took
+101; ResNeXt's grouped 3x3 layers 0.68-0.8x conv_implicit's time at stride 1
+(14x14, 7x7; 16 and 32 channels per group) and 0.48-0.51x at stride 2;
+ungrouped 3x3 stride 2 0.72-0.9x (512 and 256 channels).  In ResNeXt-50 at batch 1 the 19 1x1 layers alone took
 49.1 -> 40.6 ms (the model 105 -> 98.5), MobileNetV1's 8 15.6 -> 14.3.  It
 loses where the product is narrow: 1x1 layers with few input channels (196 x 64
 -> 256 71 against 84 GFLOP/s, the call's fixed cost), groups of 8 channels
