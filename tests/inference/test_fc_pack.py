@@ -35,7 +35,7 @@ def test_packed_product_equals_float64(lead, relu):
     assert np.abs(got - want).max() <= TOL * np.abs(want).max()
 
 
-@pytest.mark.skipif(not G.available() or G._STATE["fn"][1] != 16,
+@pytest.mark.skipif(G.lanes() != 16,
                     reason="needs a host with two vector widths (AVX-512 and 8 lanes)")
 def test_weight_packed_for_another_width_is_unpacked(monkeypatch):
     rs = np.random.RandomState(1)

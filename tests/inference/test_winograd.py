@@ -200,7 +200,7 @@ def test_packed_filter_equals_the_direct_convolution(n, c, o, hw, bias, k, trans
     assert np.abs(got - ref).max() <= TOL * np.abs(ref).max()
 
 
-@pytest.mark.skipif(not G.available() or G._STATE["fn"][1] != 16,
+@pytest.mark.skipif(G.lanes() != 16,
                     reason="needs a host with two vector widths (AVX-512 and 8 lanes)")
 def test_packed_filter_for_another_block_width_is_unpacked(monkeypatch, transforms):
     # a filter packed for 16-lane vectors, run where the kernel's blocks are 8
