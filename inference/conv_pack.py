@@ -22,8 +22,9 @@ Measured on one core with AVX-512 (16 lanes), batch 1 (hot): 1x1 layers 49 x
 1024 -> 1024 107 against BLAS's 81-91 GFLOP/s, 196 x 512 -> 512 105 against
 101; ResNeXt's grouped 3x3 layers 0.68-0.8x conv_implicit's time at stride 1
 (14x14, 7x7; 16 and 32 channels per group) and 0.48-0.51x at stride 2;
-ungrouped 3x3 stride 2 0.72-0.9x (512 and 256 channels).  In ResNeXt-50 at batch 1 the 19 1x1 layers alone took
-49.1 -> 40.6 ms (the model 105 -> 98.5), MobileNetV1's 8 15.6 -> 14.3.  It
+ungrouped 3x3 stride 2 0.72-0.9x (512 and 256 channels).  In ResNeXt-50 at
+batch 1 the 19 1x1 layers alone took 49.1 -> 40.6 ms (the model 105 -> 98.5),
+MobileNetV1's 8 15.6 -> 14.3.  It
 loses where the product is narrow: 1x1 layers with few input channels (196 x 64
 -> 256 71 against 84 GFLOP/s, the call's fixed cost), groups of 8 channels
 (half the 16-wide block empty: 1.3-1.7x), and 28x28 maps in a model (1.15x:
@@ -63,17 +64,21 @@ STEM_MAX_CHANNELS = 4
 # what the kernels take, by their vector width (gemm_transposed.lanes()):
 # 1x1 layers (by the rules above), image stems, and kxk layers with at least
 # ``min_k`` products per output and ``min_group_channels`` output channels per
-# group, ungrouped ones only on maps of at least ``min_ungrouped_pixels``.
+# group; ungrouped ones at stride 1 on maps of at most ``s1_max_pixels``, and
+# strided ones on maps of at least ``s2_min_pixels``.
 # 16 lanes (one core, batch 1, against the paths replaced): see the docstring.
 # 8 lanes (AVX2, Zen 3): ResNeXt's grouped 3x3 layers 0.41-0.63x
 # conv_implicit's time with 16 and 32 channels per group (14x14 and 7x7 maps,
 # stride 1 and 2), 0.5-0.8x with 8 (28x28: the 6 x 8 block fills its vector);
-# an ungrouped 3x3 stride 2 into 14x14 0.81x, into 7x7 1.13x; 1x1 layers
-# 1.4-2.6x BLAS's time (4-6 pixels a block re-read each input line from L2)
-# and stems 1.0-1.34x, so neither
-Rules = namedtuple("Rules", "one_by_one stems min_k min_group_channels min_ungrouped_pixels")
-RULES = {16: Rules(True, True, 128, 16, 1),
-         8: Rules(False, False, 64, 8, SMALL_MAP_PIXELS + 1)}
+# an ungrouped 3x3 stride 2 into 14x14 0.81x, into 7x7 1.13x; at stride 1 on
+# a 7x7 map (512 channels, cold caches) 0.83x the direct convolution and
+# 0.63x Winograd's time (inference/winograd.py leaves such maps at 8 lanes);
+# 1x1 layers 1.4-2.6x BLAS's time (4-6 pixels a block re-read each input line
+# from L2) and stems 1.0-1.34x, so neither
+Rules = namedtuple("Rules", "one_by_one stems min_k min_group_channels s1_max_pixels "
+                            "s2_min_pixels")
+RULES = {16: Rules(True, True, 128, 16, MAX_PIXELS, 1),
+         8: Rules(False, False, 64, 8, SMALL_MAP_PIXELS, SMALL_MAP_PIXELS + 1)}
 
 
 def rules():
@@ -106,8 +111,9 @@ def _eligible(op, params, take):
         return take.one_by_one and \
             w.shape[1] >= (MIN_CHANNELS_1X1_SMALL_MAP if small else MIN_CHANNELS_1X1) and \
             2 * pixels * o * w.shape[1] >= (MIN_FLOPS_1X1_SMALL_MAP if small else MIN_FLOPS_1X1)
+    strided = any(v > 1 for v in op.attr("strides"))
     return w[0].size >= take.min_k and o // g >= take.min_group_channels and \
-        (g > 1 or pixels >= take.min_ungrouped_pixels)
+        (g > 1 or (pixels >= take.s2_min_pixels if strided else pixels <= take.s1_max_pixels))
 
 
 def _image_stem(w, g):

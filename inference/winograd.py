@@ -48,13 +48,21 @@ from ..kernels.cpu.winograd import filter_transform, pack_filter, MIN_CHANNELS_C
 from .conv_bias_act import FUSED_CONV
 
 __all__ = ["conv_winograd", "WINOGRAD_CONV", "MIN_CHANNELS", "MIN_SIDE",
-           "PACK_MIN_CHANNELS", "MIN_SIDE_PACKED", "MIN_CHANNELS_COMPILED", "MIN_SIDE_COMPILED"]
+           "PACK_MIN_CHANNELS", "MIN_SIDE_PACKED", "MIN_SIDE_PACKED_BY_LANES",
+           "MIN_CHANNELS_COMPILED", "MIN_SIDE_COMPILED"]
 
 WINOGRAD_CONV = "sampan_conv2d_winograd"
 MIN_CHANNELS = 64
 MIN_SIDE = 13      # AlexNet's 13x13 layers: b16 181 -> 160 ms (7: resnet18 b1 24.7 -> 29.0)
 PACK_MIN_CHANNELS = 256
 MIN_SIDE_PACKED = 7
+# by the GEMM kernel's vector width, a larger least side for packed layers: with
+# AVX2's 8 lanes a 7x7 map's 36 products have 4 rows each (4 x 2 tiles) and
+# read the 36 / 9 times larger transform (37 MB for 512 channels) from memory
+# at batch 1: with cold caches 512 -> 512 on 7x7 7.7 ms against the direct
+# convolution's 5.8 and the transposed kernels' 4.8 (inference/conv_pack.py
+# takes it then); 14x14 keeps Winograd (512 channels 13.8 against 15.2 / 18.2)
+MIN_SIDE_PACKED_BY_LANES = {8: 8}
 _ATTRS = ("strides", "paddings", "padding_algorithm", "dilations", "groups", "data_format",
           "activation", "alpha")
 
@@ -79,6 +87,8 @@ def _eligible(op, params):
         return False
     out = op.block.var(op.output("Output")[0])
     side = MIN_SIDE_COMPILED if compiled else MIN_SIDE_PACKED if _packs(w) else MIN_SIDE
+    if _packs(w):
+        side = max(side, MIN_SIDE_PACKED_BY_LANES.get(gemm_kernel.lanes(), 0))
     return len(out.shape) == 4 and min(out.shape[2:]) >= side
 
 
