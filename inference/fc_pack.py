@@ -2,7 +2,8 @@
 whose float32 weight is at least ``PLAIN_MIN_BYTES`` becomes ``sampan_fc_packed``
 (ops/defs/fused.py), its weight packed once here into a new parameter
 ``<W>@packed`` [ceil(N / B), K, B] for sampan's GEMM kernel
-(kernels/cpu/gemm_kernel.py ``pack_columns``), where that kernel runs.  Below
+(kernels/cpu/gemm_kernel.py ``pack_columns``), where that kernel runs and its
+packed products pay (``gemm_kernel.packed_pays``: AVX-512, not AVX2).  Below
 ``MIN_BYTES`` the weight as it was stays beside the packed one (the op's
 ``Plain``): a product of a few rows runs faster through BLAS, and the kernel
 chooses per call (kernels/cpu/fused.py ``fc_packed``).
@@ -30,7 +31,7 @@ PLAIN_MIN_BYTES = 64 << 10
 
 def fc_pack(p, params, feeds, fetch_src):
     """Rewrite every eligible sampan_fc of ``p``'s global block; returns how many."""
-    if not gemm_kernel.available():
+    if not gemm_kernel.packed_pays():       # (no kernel, or a width where BLAS wins)
         return 0
     block = p.global_block()
     found = [op for op in block.ops if op.type == "sampan_fc" and _eligible(op, params)]

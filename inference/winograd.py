@@ -26,7 +26,8 @@ at batch 1 and 16, Inception-v3's 48 -> 64 on 35x35 0.50-0.58x, GoogLeNet's
 Layers with ``PACK_MIN_CHANNELS`` input channels or more get their transform
 packed for sampan's GEMM kernel (``pack_filter``, ``<filter>@winograd<m>p``
 [36, ceil(O / B), C, B] and the op's ``out_channels``) where the kernel runs
-on this host: their 36 products then run 1.0-2.8x faster than through BLAS,
+on this host and its packed products pay (``gemm_kernel.packed_pays``: with
+AVX-512, not with AVX2): their 36 products then run 1.0-2.8x faster than through BLAS,
 enough that 7x7 maps pay too (``MIN_SIDE_PACKED``; one core, one sample, 512
 channels: 2.86 against the direct convolution's 3.15 ms, 16 samples 21.9
 against 45.8 ms; 14x14, 256 channels: 1.89 against 2.83 ms unpacked).
@@ -48,28 +49,20 @@ from ..kernels.cpu.winograd import filter_transform, pack_filter, MIN_CHANNELS_C
 from .conv_bias_act import FUSED_CONV
 
 __all__ = ["conv_winograd", "WINOGRAD_CONV", "MIN_CHANNELS", "MIN_SIDE",
-           "PACK_MIN_CHANNELS", "MIN_SIDE_PACKED", "MIN_SIDE_PACKED_BY_LANES",
-           "MIN_CHANNELS_COMPILED", "MIN_SIDE_COMPILED"]
+           "PACK_MIN_CHANNELS", "MIN_SIDE_PACKED", "MIN_CHANNELS_COMPILED", "MIN_SIDE_COMPILED"]
 
 WINOGRAD_CONV = "sampan_conv2d_winograd"
 MIN_CHANNELS = 64
 MIN_SIDE = 13      # AlexNet's 13x13 layers: b16 181 -> 160 ms (7: resnet18 b1 24.7 -> 29.0)
 PACK_MIN_CHANNELS = 256
 MIN_SIDE_PACKED = 7
-# by the GEMM kernel's vector width, a larger least side for packed layers: with
-# AVX2's 8 lanes a 7x7 map's 36 products have 4 rows each (4 x 2 tiles) and
-# read the 36 / 9 times larger transform (37 MB for 512 channels) from memory
-# at batch 1: with cold caches 512 -> 512 on 7x7 7.7 ms against the direct
-# convolution's 5.8 and the transposed kernels' 4.8 (inference/conv_pack.py
-# takes it then); 14x14 keeps Winograd (512 channels 13.8 against 15.2 / 18.2)
-MIN_SIDE_PACKED_BY_LANES = {8: 8}
 _ATTRS = ("strides", "paddings", "padding_algorithm", "dilations", "groups", "data_format",
           "activation", "alpha")
 
 
 def _packs(w):
     """Whether filter ``w``'s transform is packed for the GEMM kernel."""
-    return w.dtype == "float32" and w.shape[1] >= PACK_MIN_CHANNELS and gemm_kernel.available()
+    return w.dtype == "float32" and w.shape[1] >= PACK_MIN_CHANNELS and gemm_kernel.packed_pays()
 
 
 def _eligible(op, params):
@@ -87,8 +80,6 @@ def _eligible(op, params):
         return False
     out = op.block.var(op.output("Output")[0])
     side = MIN_SIDE_COMPILED if compiled else MIN_SIDE_PACKED if _packs(w) else MIN_SIDE
-    if _packs(w):
-        side = max(side, MIN_SIDE_PACKED_BY_LANES.get(gemm_kernel.lanes(), 0))
     return len(out.shape) == 4 and min(out.shape[2:]) >= side
 
 

@@ -66,8 +66,8 @@ import numpy as np
 
 from . import llvm_jit
 
-__all__ = ["available", "lanes", "gemm_rows", "gemm_segments", "block_width", "pack_columns",
-           "packed_product", "rows_product"]
+__all__ = ["available", "lanes", "packed_pays", "gemm_rows", "gemm_segments", "block_width",
+           "pack_columns", "packed_product", "rows_product"]
 
 # rows of W x vectors of columns held in registers, by vector width (lanes):
 # (main, small rows, packed small rows).  16 lanes (32 registers): 8 x 2, or
@@ -98,6 +98,12 @@ TRANS_SHAPES = {16: ((7, 3), (7, 2), (14, 1)), 8: ((4, 3), (6, 2), (6, 1))}
 TRANS_ARGS = "pppppppp" + "iiiiii" + "ff" + "iiiiiii"
 _CHUNK_BYTES = 256 << 10    # operand columns per chunk (every row block reads them)
 PACK_MIN_ROW_BLOCKS = 2
+# the vector widths where a packed operand's product beats BLAS: with AVX-512
+# Winograd's 36 products 1.0-2.8x faster, fully connected layers 1.1-2x
+# (inference/winograd.py, fc_pack.py); with AVX2 (Zen 3, one core) 1.3-3.2x
+# slower (64 x 256 x 256 1.41x, 64 x 2048 x 1000 1.84x, Winograd's products on
+# 7x7 to 28x28 maps of 256-512 channels 1.38-1.56x), so there callers keep BLAS
+PACKED_LANES = {16}
 _STATE = {}
 
 
@@ -668,6 +674,13 @@ def lanes():
     """The float32 lanes of the vectors the kernel was compiled for (16 with
     AVX-512, 8 with AVX2), or None where it is not available."""
     return _STATE["fn"][1] if available() else None
+
+
+def packed_pays():
+    """Whether products with a packed operand (a constant laid out once:
+    Winograd's transformed filters, fully connected weights) beat BLAS on this
+    host's vector width (``PACKED_LANES``)."""
+    return lanes() in PACKED_LANES
 
 
 def block_width():

@@ -79,6 +79,7 @@ def test_pass_packs_the_large_layers_and_keeps_the_outputs(tmp_path, monkeypatch
     monkeypatch.setattr(pass_mod, "PLAIN_MIN_BYTES", 40 * 300 * 4)
     monkeypatch.setattr(pass_mod, "MIN_BYTES", 1 << 30 if keep_plain else 40 * 300 * 4)
     monkeypatch.setattr(fused, "PACKED_MIN_MACS", 6 * 40 * 300)     # 6 rows take the kernel
+    monkeypatch.setattr(G, "PACKED_LANES", {G.lanes()})  # (the rule of the widths: below)
     plain = Config(prefix)
     plain.switch_ir_optim(False)
     fast = create_predictor(Config(prefix))
@@ -94,6 +95,14 @@ def test_pass_packs_the_large_layers_and_keeps_the_outputs(tmp_path, monkeypatch
     cfg = Config(prefix)
     cfg.delete_pass("sampan_fc_pack_pass")
     assert pass_mod.PACKED_FC not in _types(create_predictor(cfg))
+
+
+def test_widths_where_packed_products_lose_keep_blas(tmp_path, monkeypatch):
+    # (AVX2: gemm_kernel.PACKED_LANES)
+    prefix = _saved_mlp(tmp_path, (40, 300, 33))
+    monkeypatch.setattr(pass_mod, "PLAIN_MIN_BYTES", 40 * 300 * 4)
+    monkeypatch.setattr(G, "PACKED_LANES", set())
+    assert pass_mod.PACKED_FC not in _types(create_predictor(Config(prefix)))
 
 
 @pytest.mark.parametrize("rows", [1, 4, 5, 9, 40])

@@ -231,6 +231,7 @@ def test_pass_packs_wide_layers_and_takes_smaller_maps(tmp_path, monkeypatch):
     monkeypatch.setattr(pass_mod, "PACK_MIN_CHANNELS", c)
     monkeypatch.setattr(pass_mod, "MIN_SIDE", 100)
     monkeypatch.setattr(pass_mod, "MIN_SIDE_PACKED", 8)
+    monkeypatch.setattr(G, "PACKED_LANES", {G.lanes()})  # (the rule of the widths: below)
     prefix = _saved_net(tmp_path, c, seed=8)
     plain, fast = _predictor(prefix, False), _predictor(prefix, True)
     ops = [op for op in fast._core.program.global_block().ops
@@ -240,6 +241,13 @@ def test_pass_packs_wide_layers_and_takes_smaller_maps(tmp_path, monkeypatch):
     x = np.random.RandomState(2).standard_normal([3, c, 16, 16]).astype("float32")
     for want, got in zip(plain.run([x]), fast.run([x])):
         assert np.abs(got - want).max() <= TOL * np.abs(want).max()
+    # where packed products lose to BLAS (AVX2: gemm_kernel.PACKED_LANES) the
+    # transform stays unpacked and the unpacked rule's side applies
+    monkeypatch.setattr(G, "PACKED_LANES", set())
+    monkeypatch.setattr(pass_mod, "MIN_SIDE", 8)
+    ops = [op for op in _predictor(prefix, True)._core.program.global_block().ops
+           if op.type == pass_mod.WINOGRAD_CONV]
+    assert len(ops) == 1 and ops[0].input("Filter")[0].endswith("@winograd4")
 
 
 def test_packed_filter_shapes_are_checked():
