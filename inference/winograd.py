@@ -27,8 +27,8 @@ Layers with ``PACK_MIN_CHANNELS`` input channels or more get their transform
 packed for sampan's GEMM kernel (``pack_filter``, ``<filter>@winograd<m>p``
 [36, ceil(O / B), C, B] and the op's ``out_channels``) where the kernel runs
 on this host and its packed products pay (``gemm_kernel.packed_pays``: with
-AVX-512, not with AVX2): their 36 products then run 1.0-2.8x faster than through BLAS,
-enough that 7x7 maps pay too (``MIN_SIDE_PACKED``; one core, one sample, 512
+AVX-512, not with AVX2): their 36 products then run 1.0-2.8x faster than
+through BLAS, enough that 7x7 maps pay too (``MIN_SIDE_PACKED``; one core, one sample, 512
 channels: 2.86 against the direct convolution's 3.15 ms, 16 samples 21.9
 against 45.8 ms; 14x14, 256 channels: 1.89 against 2.83 ms unpacked).
 

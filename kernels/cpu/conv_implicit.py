@@ -61,11 +61,12 @@ MIN_FLOPS = 2e6
 # (rows rounded up to the block width) compute at most this many times the
 # flat layout's columns (module docstring)
 ROWS_DIRECT_WASTE = 1.12
-# and only with the vector widths (lanes) where that pays: AVX-512's masked
-# stores are native, AVX2's (8 lanes) are not (on Zen 3 a masked store is
-# microcoded), and with 16-column blocks most rows end in one: 3x3 layers at
+# and only with the vector widths (lanes) where that pays, AVX-512's: with
+# AVX2's 8 lanes (Zen 3, one core) it lost wherever measured, 3x3 layers at
 # batch 1 on 56x56 to 14x14 maps 1.14-1.76x the time of the flat layout and its
-# crop there (ResNet's 28x28 ones 50 -> 81 GFLOP/s without)
+# crop (ResNet's 28x28 ones 50 -> 81 GFLOP/s without; most rows end in a masked
+# store there), and W6's 32-wide rows in whole 16-column blocks too (its static
+# forward 0.51x the floor without, 0.66x with)
 ROWS_DIRECT_LANES = {16}
 # samples per kernel call: as many as keep the chunk's flat input and product
 # (channels + output rows) x columns this small
