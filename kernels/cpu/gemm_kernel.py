@@ -824,7 +824,8 @@ def packed_product(wp, n, bias=None, clamp=None):
     tail = (float(lo), float(hi), int(bool(tie)), kind, _ONE_SEGMENT.ctypes.data,
             _ONE_SEGMENT.ctypes.data, n)
     calls = {}
-    for small, (mr, nr) in ((True, _tile(1, True)), (False, _tile(5, True))):
+    small_rows = _shapes()[2][0]        # (at most this many rows: the small tile)
+    for small, (mr, nr) in ((True, _tile(1, True)), (False, _tile(small_rows + 1, True))):
         chunk = max(1, _CHUNK_BYTES // (k * nr * vw * 4))
         # nseg, acc, cb, ldw, kstr, cbs, nb, wbs, xbs, obs, epi (2: column bias), B, bbs
         calls[small] = (fns[mr, nr], (1, 0, chunk, k, 1, k * blk, 1, 0, wp.size, 0, 2,
@@ -838,7 +839,7 @@ def packed_product(wp, n, bias=None, clamp=None):
         m = x.shape[0]
         out = np.empty((m, n), np.float32)
         if m:
-            fn, mid = calls[m <= _shapes()[2][0]]
+            fn, mid = calls[m <= small_rows]
             op = out.ctypes.data
             fn(x.ctypes.data, *consts, op, k, n, m, *mid, op, 0, *tail, None)
         return out
@@ -972,8 +973,8 @@ def _shapes():
 
 def _tile(rows, packed):
     """The register tile (``SHAPES``) for a product of ``rows`` rows of W: on a
-    packed operand 4 x 2 for at most 4 rows (fewer sums: only where the main
-    tile would compute twice the rows), else the main one; otherwise the
+    packed operand 4 x 2 for at most 4 rows (it has fewer sums than the main
+    one, so only there), else the main one; otherwise the
     small-rows tile (4 x 4 or 4 x 3, as many sums as the main one) wherever it
     computes fewer rows than the main one would."""
     main, small, packed_small = _shapes()
