@@ -39,7 +39,8 @@ from . import sigmoid_kernel
 __all__ = ["CLAMPS", "epilogue", "activate", "fc_epilogue"]
 
 # act -> (lo, hi, tie): outputs below lo (or equal to it, with tie: -0.0 at a
-# 0.0 bound) become lo, above hi become hi
+# 0.0 bound) become lo, above hi become hi; tie only with lo = +0.0 (the
+# compiled kernels' clamp, llvm_jit.Emitter.clamp, adds +0.0 for it)
 CLAMPS = {"": (-np.inf, np.inf, False), "relu": (0.0, np.inf, True),
           "relu6": (0.0, 6.0, False)}
 

@@ -136,7 +136,7 @@ class Emitter:
             self.lines.append(("" if s.endswith(":") else "  ") + s.format(**self.f, **kw))
 
     def splat(self, name, scalar, ty):
-        vt = {"float": "{V}", "i64": "{I}", "i1": "{M}"}[ty]
+        vt = {"float": "{V}", "i64": "{I}", "i1": "{M}", "i32": "<{VW} x i32>"}[ty]
         self(name + "s = insertelement " + vt + " undef, " + ty + " " + scalar + ", i32 0",
              name + " = shufflevector " + vt + " " + name + "s, " + vt + " undef, {ZERO}")
 
@@ -173,15 +173,20 @@ class Emitter:
         function being written (conv_epilogue.CLAMPS: lo, hi, tie)."""
         self.splat("%lov", "%lo", "float")
         self.splat("%hiv", "%hi", "float")
-        self("%tieb = icmp ne i64 %tie, 0")
-        self.splat("%tiev", "%tieb", "i1")
+        self("%tieb = icmp ne i64 %tie, 0",
+             "%tiez = select i1 %tieb, float 0.0, float -0.0")
+        self.splat("%tiev", "%tiez", "float")
 
     def clamp(self, tag, value):
         """``value`` clamped as conv_epilogue's compiled pass does: below lo (or
-        equal to it with tie) -> lo, above hi -> hi, NaN kept; returns its name."""
-        self("%lt{k} = fcmp olt {V} {v}, %lov", "%eq{k} = fcmp oeq {V} {v}, %lov",
-             "%eqt{k} = and {M} %eq{k}, %tiev", "%low{k} = or {M} %lt{k}, %eqt{k}",
-             "%c1{k} = select {M} %low{k}, {V} %lov, {V} {v}",
+        equal to it with tie) -> lo, above hi -> hi, NaN kept; returns its name.
+        Three instructions (max, add, min; the masks of a literal "or equal"
+        took a dozen with AVX2): equal but different values are only -0.0 and
+        +0.0, and tie comes only with lo = +0.0 (relu), so it is adding +0.0
+        (-0.0 -> +0.0, nothing else changes; without tie -0.0, the identity)."""
+        self("%lt{k} = fcmp olt {V} {v}, %lov",
+             "%c0{k} = select {M} %lt{k}, {V} %lov, {V} {v}",
+             "%c1{k} = fadd {V} %c0{k}, %tiev",
              "%gt{k} = fcmp ogt {V} %c1{k}, %hiv",
              "%c2{k} = select {M} %gt{k}, {V} %hiv, {V} %c1{k}", k=tag, v=value)
         return "%c2" + tag
