@@ -71,10 +71,11 @@ STEM_MAX_CHANNELS = 4
 # conv_implicit's time with 16 and 32 channels per group (14x14 and 7x7 maps,
 # stride 1 and 2), 0.5-0.8x with 8 (28x28: the 6 x 8 block fills its vector);
 # an ungrouped 3x3 stride 2 into 14x14 0.81x, into 7x7 1.13x; at stride 1 on
-# a 7x7 map (512 channels, cold caches) 0.83x the direct convolution and
-# 0.63x Winograd's time (inference/winograd.py leaves such maps at 8 lanes);
-# 1x1 layers 1.4-2.6x BLAS's time (4-6 pixels a block re-read each input line
-# from L2) and stems 1.0-1.34x, so neither
+# a 7x7 map (512 channels, cold caches) 0.83x the direct convolution and at
+# batch 1 0.79x Winograd's time (3.50 against 4.44 ms), but 2.9x it at batch 16
+# (88 against 30 ms), so inference/winograd.py keeps such layers; 1x1 layers
+# 1.4-2.6x BLAS's time (4-6 pixels a block re-read each input line from L2) and
+# stems 1.0-1.34x (they take kernels/cpu/stem_kernel.py), so neither
 Rules = namedtuple("Rules", "one_by_one stems min_k min_group_channels s1_max_pixels "
                             "s2_min_pixels")
 RULES = {16: Rules(True, True, 128, 16, MAX_PIXELS, 1),

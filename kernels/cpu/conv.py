@@ -18,7 +18,9 @@ Where the GEMM kernel of kernels/cpu/gemm_kernel.py is available, float32 2-D
 forward layers other than 1x1 and depthwise ones (any stride, grouped or not)
 take it instead, reading their windows from the input through an offset table
 (kernels/cpu/conv_implicit.py; ``_implicit_ok`` and that module's thresholds
-say which); gradients stay on im2col.
+say which); gradients stay on im2col.  Image stems (at most 4 input channels,
+3x3 to 7x7, stride 1 or 2) take the compiled row kernel of
+kernels/cpu/stem_kernel.py where it runs (AVX2 hosts), their clamp in its stores.
 """
 import functools
 import itertools
@@ -31,7 +33,8 @@ from ...ops.defs.nn_conv import (conv_geometry, convt_geometry, channel_last,
                                  check_conv_channels)
 from ..registry import kernel
 from .bilinear import Bilinear, register
-from . import winograd_kernel
+from . import stem_kernel, winograd_kernel
+from .conv_epilogue import CLAMPS
 from .conv_implicit import usable, implicit_flat
 from .depthwise import depthwise
 from .winograd import (winograd_conv, fast_filter_transform, MIN_CHANNELS_COMPILED,
@@ -176,6 +179,14 @@ def conv_forward(x, w, g, pads, dil, strides, out, bias=None, epilogue=None, pro
     conv_prologue.py, ``fn(x, out=None)``): a map of the input, applied per
     sample right before its GEMM on the 1x1 path, else to the whole input
     first (padding comes after the map)."""
+    if prologue is None and stem_kernel.takes(x, w, g, dil, strides, out):
+        # an image stem (few input channels): the compiled row kernel, the
+        # epilogue's clamp in its stores, its other work (a residual, another
+        # activation) after them
+        clamp = CLAMPS[""] if epilogue is None else getattr(epilogue, "clamp", None)
+        res = stem_kernel.stem_conv(x, w, bias, pads, strides, out, clamp or CLAMPS[""])
+        if res is not None:
+            return res if epilogue is None or clamp is not None else epilogue(res, None, 0)
     if epilogue is not None or prologue is not None:
         if g == 1 and all(s == 1 for s in strides) and all(out) and \
                 w[0].size == w.shape[1] and not any(a or b for a, b in pads) and \
