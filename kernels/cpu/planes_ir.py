@@ -31,7 +31,8 @@ def copy_plane(e, s, t, base, dst):
       "%{t}left = sub i64 %W, %{t}x", "%{t}i = add i64 %{t}src, %{t}x",
       "%{t}full = icmp uge i64 %{t}left, {st}", t=t, b=base, d=dst, st=step)
     for h in range(s):
-        e("%{t}i{h} = add i64 %{t}i, {o}", "%{t}p{h} = getelementptr float, float* %x, i64 %{t}i{h}",
+        e("%{t}i{h} = add i64 %{t}i, {o}",
+          "%{t}p{h} = getelementptr float, float* %x, i64 %{t}i{h}",
           "%{t}pv{h} = bitcast float* %{t}p{h} to {V}*", t=t, h=h, o=h * e.vw)
     # whole steps: plain loads; a row's last, partial one: the tail masks
     # (made once, tail_masks)
