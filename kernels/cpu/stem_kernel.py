@@ -164,7 +164,8 @@ def takes(x, w, g, dil, strides, out):
     return vw is not None and x.ndim == 4 and w.shape[2:] == (k, k) and k in SIZES and \
         strides[0] == strides[1] in STRIDES and tuple(dil) == (1, 1) and \
         x.dtype == np.float32 and w.dtype == np.float32 and w.shape[1] == x.shape[1] and \
-        w.shape[0] % OB == 0 and len(out) == 2 and out[1] >= PV * vw and out[0] >= 1
+        w.shape[0] % OB == 0 and len(out) == 2 and out[1] >= PV * vw and out[0] >= 1 and \
+        x.size > 0          # (the kernel's loops run at least once)
 
 
 def _scratch_shape(k, s, vw, h, w, pt, pl, ho, wo):

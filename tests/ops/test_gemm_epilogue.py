@@ -6,6 +6,7 @@ and the convolutions that write their rows straight into NCHW with them
 import numpy as np
 import pytest
 
+from sampan.kernels.cpu import stem_kernel
 from sampan.kernels.cpu import conv as C
 from sampan.kernels.cpu import conv_implicit as CI
 from sampan.kernels.cpu import gemm_kernel as G
@@ -15,6 +16,13 @@ from .test_conv_paths import _direct
 from .test_gemm_kernel import FLAT, _conv
 
 pytestmark = pytest.mark.skipif(not G.available(), reason="no GEMM kernel on this host")
+
+
+@pytest.fixture(autouse=True)
+def no_stem_kernel(monkeypatch):
+    """These are the GEMM kernel's paths: layers of few input channels take
+    kernels/cpu/stem_kernel.py where it runs (tests/ops/test_stem_kernel.py)."""
+    monkeypatch.setitem(stem_kernel._STATE, "lanes", None)
 
 KINDS = {"none": None, "identity": CLAMPS[""], "relu": CLAMPS["relu"],
          "relu6": CLAMPS["relu6"], "other": (-0.5, 0.25, True)}

@@ -11,6 +11,7 @@ import sys
 import numpy as np
 import pytest
 
+from sampan.kernels.cpu import stem_kernel
 from sampan.kernels.cpu import conv as C
 from sampan.kernels.cpu import conv_implicit as CI
 from sampan.kernels.cpu import gemm_kernel as G
@@ -20,6 +21,13 @@ from sampan.ops.defs.nn_conv import conv_out
 from .test_conv_paths import _direct
 
 pytestmark = pytest.mark.skipif(not G.available(), reason="no GEMM kernel on this host")
+
+
+@pytest.fixture(autouse=True)
+def no_stem_kernel(monkeypatch):
+    """These are the GEMM kernel's paths: layers of few input channels take
+    kernels/cpu/stem_kernel.py where it runs (tests/ops/test_stem_kernel.py)."""
+    monkeypatch.setitem(stem_kernel._STATE, "lanes", None)
 
 
 def _product(o, k, nl, seed=0, overlap=False):

@@ -105,7 +105,7 @@ def test_conv_forward_takes_it_with_its_epilogues(monkeypatch):
 
 
 @pytest.mark.parametrize("change", ["groups", "dilation", "channels", "outputs", "wide rows",
-                                    "float64", "strides"])
+                                    "float64", "strides", "empty"])
 def test_layers_it_does_not_take(change):
     x, w, b, out = _case(3, 2, (1, 3, 40, 40), 8, ((1, 1), (1, 1)))
     g, dil, strides = 1, (1, 1), (2, 2)
@@ -122,6 +122,8 @@ def test_layers_it_does_not_take(change):
         out = (out[0], 15)
     elif change == "float64":
         x = x.astype(np.float64)
+    elif change == "empty":
+        x = x[:0]
     else:
         strides = (1, 2)
     assert not S.takes(x, w, g, dil, strides, out)
