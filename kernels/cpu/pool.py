@@ -24,6 +24,7 @@ from ...ops import OpError
 from ...ops.defs.nn_conv import pool_geometry, channel_last
 from ..registry import kernel
 from .pool_compiled import max_pool_2x2, pool_rows, pool_same3, pool_valid3_s2
+from .pool_kernel import max_pool_3x3_s2
 
 
 # Paddle's max pooling starts every window at -FLT_MAX (also for float64), so a
@@ -154,9 +155,12 @@ def pool_forward(x, geo, is_max):
         if is_max:
             return _adaptive_max(x, geo)[0]
         return _adaptive_avg(x, x.shape[2:], geo.out, x.dtype)
-    # the compiled loops of kernels/cpu/pool_compiled.py (the separable path's
-    # bits), the first that takes this geometry; else numpy's separable path
-    out = max_pool_2x2(x, geo) if is_max else None
+    # the compiled loops of kernels/cpu/pool_kernel.py and pool_compiled.py (the
+    # separable path's bits), the first that takes this geometry; else numpy's
+    # separable path
+    out = max_pool_3x3_s2(x, geo) if is_max else None
+    if out is None and is_max:
+        out = max_pool_2x2(x, geo)
     if out is None:
         out = pool_same3(x, geo, is_max)
     if out is None:

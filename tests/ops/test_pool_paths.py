@@ -3,13 +3,15 @@ spatial axis at a time, padding never written out) against a brute-force
 maximum over each window of the input padded with the pool's initial value:
 kernel sizes 1-4, strides 1-3, paddings up to the kernel size (windows partly
 and, past it, wholly in the padding: the padded form), ceil mode, 1-3 spatial
-dims; global averages (``_whole_avg``) against the float64 mean."""
+dims; global averages (``_whole_avg``) against the float64 mean; the
+compiled special windows against the separable path's bits."""
 import itertools
 
 import numpy as np
 import pytest
 
 from sampan.kernels.cpu import pool as P
+from sampan.kernels.cpu import pool_kernel as PK
 
 
 def _brute(x, geo):
@@ -230,3 +232,33 @@ def test_global_average(dtype, sp):
         mp.setattr(P.np, "matmul", lambda *a, **k: used.append(1) or orig(*a, **k))
         P._whole_avg(flat)
     assert bool(used) == (flat.shape[-1] <= P.WHOLE_GEMV_MAX and dtype != np.float16)
+
+
+needs_llvm = pytest.mark.skipif(PK._kernel() is None, reason="no LLVM vector kernels here")
+
+
+@needs_llvm
+@pytest.mark.parametrize("shape", [(1, 2, 2, 32), (2, 3, 16, 16), (1, 2, 10, 40), (2, 3, 18, 34),
+                                   (1, 1, 24, 112)])
+def test_stem_pool_kernel_is_the_separable_path(shape):
+    """pool_kernel.max_pool_3x3_s2 (3x3, stride 2, padding 1, even sizes: a
+    -inf bordered copy split by column phase, rows then columns) gives numpy's
+    separable path's bits, NaN and signed zeros included, and pool_forward
+    takes it."""
+    _assert_separable_bits(PK.max_pool_3x3_s2, shape, np.float32, (3, 2, 1), True,
+                           seed=sum(shape) + 3)
+    x = np.random.RandomState(0).standard_normal(shape).astype(np.float32)
+    geo = _geo(shape[2:], 3, 2, 1, False)
+    np.testing.assert_array_equal(P.pool_forward(x, geo, True), _brute(x, geo))
+
+
+@needs_llvm
+def test_stem_pool_kernel_declines_other_geometries():
+    x = np.ones((1, 2, 16, 16), np.float32)
+    for k, s, p, ceil in [(3, 2, 1, True), (3, 2, 0, False), (3, 1, 1, False), (2, 2, 1, False),
+                          (5, 2, 1, False)]:
+        assert PK.max_pool_3x3_s2(x, _geo((16, 16), k, s, p, ceil)) is None
+    for shape in [(1, 2, 15, 16), (1, 2, 16, 17), (1, 2, 16, 14), (0, 2, 16, 16)]:
+        assert PK.max_pool_3x3_s2(np.ones(shape, np.float32),
+                                  _geo(shape[2:], 3, 2, 1, False)) is None
+    assert PK.max_pool_3x3_s2(x.astype(np.float64), _geo((16, 16), 3, 2, 1, False)) is None
