@@ -41,12 +41,21 @@ one core: 16 -> 16 channels 0.64x its time at batch 1 and 0.73x at 16 on
 56x56 maps; 32 -> 32 0.5-0.63x; 64 -> 64 on a 4x4 map 0.2-0.33x; DenseNet's
 128 -> 32 layers 0.49-0.77x; 8 channels and 3-channel stems lost at batch 16:
 1.25-4.3x).
+
+Where the products go through BLAS and the conv pass's rules would give the
+layer to the transposed kernels (with AVX2: ungrouped layers on maps up to
+8x8), the op also gets that filter packed for them (``_direct_at_batch_1``)
+and runs it at batch 1: there Winograd's products stream four times the
+filter's bytes for a few tiles (512 channels on 7x7, one core: 4.44 against
+3.50 ms), from batch 2 they win (5.5 against 8.0 ms; 30 against 88 at 16).
 """
 from ..program.passes.graph import replace
 from ..kernels.cpu import gemm_kernel, winograd_kernel
+from ..kernels.cpu.conv_transposed import pack_filter as pack_direct
 from ..kernels.cpu.winograd import filter_transform, pack_filter, MIN_CHANNELS_COMPILED, \
     MIN_SIDE_COMPILED, VARIANTS
 from .conv_bias_act import FUSED_CONV
+from .conv_pack import rules as pack_rules
 
 __all__ = ["conv_winograd", "WINOGRAD_CONV", "MIN_CHANNELS", "MIN_SIDE",
            "PACK_MIN_CHANNELS", "MIN_SIDE_PACKED", "MIN_CHANNELS_COMPILED", "MIN_SIDE_COMPILED"]
@@ -83,6 +92,18 @@ def _eligible(op, params):
     return len(out.shape) == 4 and min(out.shape[2:]) >= side
 
 
+def _direct_at_batch_1(op, w):
+    """Whether Winograd's op also gets the filter packed for the transposed
+    kernels, which it runs at batch 1 (kernels/cpu/fused.py
+    ``WINOGRAD_DIRECT_MAX_BATCH``): where its products go through BLAS (not
+    packed here) and the conv pass's rules give such a layer on such a map to
+    those kernels (AVX2: 7x7 maps)."""
+    take = pack_rules()
+    out = op.block.var(op.output("Output")[0]).shape
+    return take is not None and not _packs(w) and w.dtype == "float32" and \
+        w[0].size >= take.min_k and out[2] * out[3] <= take.s1_max_pixels
+
+
 def conv_winograd(p, params, feeds, fetch_src):
     """Rewrite every eligible fused conv of ``p``'s global block; returns how many."""
     block = p.global_block()
@@ -103,6 +124,14 @@ def conv_winograd(p, params, feeds, fetch_src):
         for slot in ("Bias", "ResidualData"):          # both optional
             if slot in op.input_names and op.input(slot):
                 inputs[slot] = op.input(slot)
+        if _direct_at_batch_1(op, w):
+            pname = wname + "@packed"
+            if pname not in params:
+                params[pname] = pack_direct(w, 1)
+            if not block.has_var(pname):
+                block.create_var(name=pname, shape=list(params[pname].shape),
+                                 dtype=params[pname].dtype, persistable=True)
+            inputs["DirectFilter"], inputs["PackedFilter"] = [wname], [pname]
         attrs = {a: op.attr(a) for a in _ATTRS}
         attrs["kernel_size"] = k
         if packed:

@@ -144,9 +144,12 @@ _declare_conv_fusion()
 # (inference/winograd.py): U^T [36, C, O] instead of [O, C, k, k], or that
 # transform packed for sampan's
 # GEMM kernel, [36, ceil(O / B), C, B] (``out_channels`` = O; winograd.pack_filter).
+# Optional ``DirectFilter`` [O, C, k, k] and ``PackedFilter`` (that filter packed
+# for the transposed kernels, inference/conv_pack.py): the op runs them instead of
+# Winograd at batch 1 (kernels/cpu/fused.py ``WINOGRAD_DIRECT_MAX_BATCH``).
 def _winograd_infer(metas, attrs):
     from .nn_conv import conv_geometry
-    x, u, b, r = metas
+    x, u, b, r, dw, pw = tuple(metas) + (None,) * (6 - len(metas))  # (optional slots last)
     if attrs["activation"] not in CONV_ACTIVATIONS:
         raise OpError(f"sampan_conv2d_winograd: activation must be one of "
                       f"{list(CONV_ACTIVATIONS)}, got '{attrs['activation']}'")
@@ -175,12 +178,18 @@ def _winograd_infer(metas, attrs):
                       f"1, got {list(strides)}, {list(dil)}, {attrs['groups']}")
     res = Meta((x.shape[0], o) + tuple(out), x.dtype)
     _check_residual("sampan_conv2d_winograd", r, res)
+    if (dw is None) != (pw is None):
+        raise OpError("sampan_conv2d_winograd: DirectFilter and PackedFilter come together")
+    if dw is not None and -1 not in dw.shape and tuple(dw.shape) != (o, c, k, k):
+        raise OpError(f"sampan_conv2d_winograd: DirectFilter must be {[o, c, k, k]} "
+                      f"(the untransformed filter), got {list(dw.shape)}")
     return (res,)
 
 
 def _declare_winograd():
     from .nn_conv import _CONV_ATTRS
-    defop("sampan_conv2d_winograd", "Input Filter Bias? ResidualData?", "Output",
+    defop("sampan_conv2d_winograd",
+          "Input Filter Bias? ResidualData? DirectFilter? PackedFilter?", "Output",
           _CONV_ATTRS + (("activation", "STRING", ""), ("alpha", "FLOAT", 0.0),
                          ("out_channels", "INT", -1), ("kernel_size", "INT", 3)),
           infer=_winograd_infer, same_dtype=("Input", "Filter", "Bias"))

@@ -284,3 +284,49 @@ def test_numpy_transforms_keep_the_narrow_rule(tmp_path, monkeypatch):
     monkeypatch.setitem(WK._STATE, "fn", None)
     prefix = _saved_net(tmp_path, 32, seed=9)
     assert pass_mod.WINOGRAD_CONV not in _types(_predictor(prefix, True))
+
+
+def test_small_maps_run_their_packed_filter_at_batch_1(tmp_path, monkeypatch):
+    # where Winograd's products go through BLAS (AVX2) a layer the conv pass's
+    # rules give to the transposed kernels (a 7x7 map) keeps Winograd past batch
+    # 1 and also gets its filter packed for those kernels, which it runs at batch 1
+    from sampan.inference import conv_pack as CP
+    from sampan.kernels.cpu import fused as F
+    monkeypatch.setattr(G, "PACKED_LANES", set())
+    monkeypatch.setattr(pass_mod, "pack_rules", lambda: CP.RULES[8])
+    c = 64
+    prefix = _saved_net(tmp_path, c, seed=10, hw=(7, 7))
+    plain, fast = _predictor(prefix, False), _predictor(prefix, True)
+    (op,) = [op for op in fast._core.program.global_block().ops
+             if op.type == pass_mod.WINOGRAD_CONV]
+    (direct_filter,) = op.input("DirectFilter")
+    assert op.input("Filter") == [direct_filter + "@winograd4"]
+    assert op.input("PackedFilter") == [direct_filter + "@packed"]
+    calls = []
+    real = F.conv_packed
+    monkeypatch.setattr(F, "conv_packed", lambda *a, **kw: calls.append(
+        (a[0].shape[0], tuple(a[5]["strides"]), a[1].shape[0])) or real(*a, **kw))
+    for n in (1, 2):
+        x = np.random.RandomState(n).standard_normal([n, c, 7, 7]).astype("float32")
+        for want, got in zip(plain.run([x]), fast.run([x])):
+            assert np.abs(got - want).max() <= TOL * np.abs(want).max()
+    assert [call for call in calls if call[1:] == ((1, 1), c)] == [(1, (1, 1), c)]
+    # larger maps, or products the GEMM kernel packs: Winograd alone
+    monkeypatch.setattr(pass_mod, "pack_rules", lambda: CP.RULES[8]._replace(s1_max_pixels=48))
+    (op,) = [op for op in _predictor(prefix, True)._core.program.global_block().ops
+             if op.type == pass_mod.WINOGRAD_CONV]
+    assert not op.input("DirectFilter") and not op.input("PackedFilter")
+
+
+def test_direct_filter_is_checked():
+    from sampan.ops.registry import get_op, Meta, OpError
+    op = get_op("sampan_conv2d_winograd")
+    x, u = Meta((1, 4, 7, 7), "float32"), Meta((36, 4, 8), "float32")
+    attrs = dict(op.default_attrs, paddings=[1, 1])
+    wp = Meta((1, 1, 36, 8), "float32")
+    (m,) = op.infer_meta([x, u, None, None, Meta((8, 4, 3, 3), "float32"), wp], attrs)
+    assert tuple(m.shape) == (1, 8, 7, 7)
+    with pytest.raises(OpError, match=r"DirectFilter must be \[8, 4, 3, 3\]"):
+        op.infer_meta([x, u, None, None, Meta((8, 4, 5, 5), "float32"), wp], attrs)
+    with pytest.raises(OpError, match="come together"):
+        op.infer_meta([x, u, None, None, Meta((8, 4, 3, 3), "float32"), None], attrs)
