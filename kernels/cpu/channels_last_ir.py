@@ -98,7 +98,7 @@ def tile_to_planes(e, tag, tile, tile_first, tile_row, rows, width, dst, first, 
     i1 that is true (``residual`` = (pointer, flag) or None), then the clamp
     set up by ``Emitter.clamp_setup`` (``clamp``)."""
     t = tag
-    _loops_open(e, t, rows, width)
+    _loops_open(e, t, rows, width, latch="_sdone")
     e("%{t}ro = mul i64 %{t}r, {n}", "%{t}rb = add i64 {f}, %{t}ro",
       "%{t}dst = add i64 %{t}rb, %{t}x",
       "%{t}to = mul i64 %{t}r, {tr}", "%{t}tb = add i64 {tf}, %{t}to",
@@ -111,6 +111,7 @@ def tile_to_planes(e, tag, tile, tile_first, tile_row, rows, width, dst, first, 
           "%{t}v{p} = load {V}, {V}* %{t}sv{p}, align 4", t=t, p=px, s=tile)
         pixels.append("%%%sv%d" % (t, px))
     lane_masks(e, t, "%" + t + "left")
+    stores = []
     for ch, row in enumerate(e.transpose(t + "T", pixels)):
         e("%{t}i{l}_a = mul i64 %HW, {l}", "%{t}i{l} = add i64 %{t}dst, %{t}i{l}_a",
           "%{t}d{l} = getelementptr float, float* {d}, i64 %{t}i{l}",
@@ -128,6 +129,16 @@ def tile_to_planes(e, tag, tile, tile_first, tile_row, rows, width, dst, first, 
             row = "%%%sy%d" % (t, ch)
         if clamp:
             row = e.clamp("%s_%d" % (t, ch), row)
+        stores.append(row)
+    # VW whole pixels of VW channels (most steps): plain stores; else masked ones
+    e("%{t}sfp = icmp uge i64 %{t}left, {VW}", "%{t}sfc = icmp uge i64 %cleft, {VW}",
+      "%{t}sf = and i1 %{t}sfp, %{t}sfc",
+      "br i1 %{t}sf, label %{t}_sfull, label %{t}_smask", "{t}_sfull:", t=t)
+    for ch, row in enumerate(stores):
+        e("store {V} {v}, {V}* %{t}dv{l}, align 4", t=t, l=ch, v=row)
+    e("br label %{t}_sdone", "{t}_smask:", t=t)
+    for ch, row in enumerate(stores):
         e("call void @{STORE}({V} {v}, {V}* %{t}dv{l}, i32 4, {M} %{t}m{l})",
           t=t, l=ch, v=row)
+    e("br label %{t}_sdone", "{t}_sdone:", t=t)
     _loops_close(e, t, rows, width)
