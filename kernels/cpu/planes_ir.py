@@ -1,6 +1,7 @@
-"""IR shared by the kernels that read NCHW planes through a zero-bordered
-scratch copy (kernels/cpu/stem_kernel.py): a plane copied into the scratch
-with its padding, each row split into its even and odd padded columns for
+"""IR shared by the kernels that read NCHW planes through a bordered scratch
+copy (kernels/cpu/stem_kernel.py: zeros, pool_kernel.py: -inf; the caller
+fills the border once): a plane copied into the scratch inside its padding,
+each row split into its even and odd padded columns for
 stride 2 (so that a stride-2 tap reads contiguous columns), VW source columns
 a step, plain loads but at a row's last step (masked: the lanes written past
 the row are zeros).
