@@ -60,11 +60,17 @@ def _case(k, s, shape, o, pads, seed=0):
 ])
 def test_equals_the_convolution(k, s, shape, o, pads):
     x, w, b, out = _case(k, s, shape, o, pads)
+    want = _reference(x, w, b, pads, s, out)
     if not S.takes(x, w, 1, (1, 1), (s, s), out):
-        pytest.skip("output rows narrower than a step")
+        # output rows narrower than a step (k=7, stride 2 on 35 columns): declined,
+        # and conv_forward's other paths give the convolution
+        assert out[1] < S.PV * 8
+        got = C.conv_forward(x, w, 1, pads, (1, 1), (s, s), out, b)
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=2e-5)
+        return
     got = S.stem_conv(x, w, b, pads, (s, s), out, CLAMPS[""])
     assert got.shape == (shape[0], o) + out and got.dtype == np.float32
-    np.testing.assert_allclose(got, _reference(x, w, b, pads, s, out), rtol=1e-5, atol=2e-5)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=2e-5)
 
 
 @pytest.mark.parametrize("act", ["relu", "relu6"])
