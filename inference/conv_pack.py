@@ -47,7 +47,7 @@ from .conv_bias_act import FUSED_CONV
 
 __all__ = ["conv_pack", "PACKED_CONV", "MAX_PIXELS", "MIN_CHANNELS_1X1", "MIN_FLOPS_1X1",
            "SMALL_MAP_PIXELS", "MIN_CHANNELS_1X1_SMALL_MAP", "MIN_FLOPS_1X1_SMALL_MAP",
-           "STEM_MAX_CHANNELS", "RULES", "rules"]
+           "STEM_MAX_CHANNELS", "RULES", "rules", "packed_param"]
 
 PACKED_CONV = "sampan_conv2d_packed"
 MAX_PIXELS = 256                    # 16x16: 28x28 maps lose at batch 1 (below)
@@ -127,6 +127,18 @@ def _image_stem(w, g):
         w.shape[0] % 16 == 0
 
 
+def packed_param(block, params, wname, groups):
+    """The name of filter ``wname`` packed for the transposed kernels
+    (``<wname>@packed``), made once in ``params`` and declared in ``block``."""
+    pname = wname + "@packed"
+    if pname not in params:
+        params[pname] = pack_filter(params[wname], groups)
+    if not block.has_var(pname):
+        block.create_var(name=pname, shape=list(params[pname].shape),
+                         dtype=params[pname].dtype, persistable=True)
+    return pname
+
+
 def conv_pack(p, params, feeds, fetch_src):
     """Rewrite every eligible fused conv of ``p``'s global block; returns how many."""
     take = rules()
@@ -136,13 +148,7 @@ def conv_pack(p, params, feeds, fetch_src):
     found = [op for op in block.ops if _eligible(op, params, take)]
     for op in found:
         wname = op.input("Filter")[0]
-        w = params[wname]
-        pname = wname + "@packed"
-        if pname not in params:
-            params[pname] = pack_filter(w, op.attr("groups"))
-        if not block.has_var(pname):
-            block.create_var(name=pname, shape=list(params[pname].shape),
-                             dtype=params[pname].dtype, persistable=True)
+        pname = packed_param(block, params, wname, op.attr("groups"))
         inputs = {"Input": op.input("Input"), "Filter": [wname], "PackedFilter": [pname]}
         for slot in ("Bias", "ResidualData", "InScale", "InShift"):     # all optional
             if slot in op.input_names and op.input(slot):

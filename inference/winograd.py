@@ -51,11 +51,10 @@ filter's bytes for a few tiles (512 channels on 7x7, one core: 4.44 against
 """
 from ..program.passes.graph import replace
 from ..kernels.cpu import gemm_kernel, winograd_kernel
-from ..kernels.cpu.conv_transposed import pack_filter as pack_direct
 from ..kernels.cpu.winograd import filter_transform, pack_filter, MIN_CHANNELS_COMPILED, \
     MIN_SIDE_COMPILED, VARIANTS
 from .conv_bias_act import FUSED_CONV
-from .conv_pack import rules as pack_rules
+from .conv_pack import packed_param, rules as pack_rules
 
 __all__ = ["conv_winograd", "WINOGRAD_CONV", "MIN_CHANNELS", "MIN_SIDE",
            "PACK_MIN_CHANNELS", "MIN_SIDE_PACKED", "MIN_CHANNELS_COMPILED", "MIN_SIDE_COMPILED"]
@@ -125,13 +124,8 @@ def conv_winograd(p, params, feeds, fetch_src):
             if slot in op.input_names and op.input(slot):
                 inputs[slot] = op.input(slot)
         if _direct_at_batch_1(op, w):
-            pname = wname + "@packed"
-            if pname not in params:
-                params[pname] = pack_direct(w, 1)
-            if not block.has_var(pname):
-                block.create_var(name=pname, shape=list(params[pname].shape),
-                                 dtype=params[pname].dtype, persistable=True)
-            inputs["DirectFilter"], inputs["PackedFilter"] = [wname], [pname]
+            inputs["DirectFilter"] = [wname]
+            inputs["PackedFilter"] = [packed_param(block, params, wname, 1)]
         attrs = {a: op.attr(a) for a in _ATTRS}
         attrs["kernel_size"] = k
         if packed:
