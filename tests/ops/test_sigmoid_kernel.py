@@ -43,7 +43,7 @@ def test_special_values_as_numpy(act):
     assert np.isnan(got).sum() == np.isnan(want).sum()
 
 
-@pytest.mark.parametrize("shape", [(2, 3, 5, 7), (1, 4, 33), (3, 1, 16)])
+@pytest.mark.parametrize("shape", [(2, 3, 5, 7), (1, 4, 33), (3, 1, 16), (2, 3, 5), (2, 2, 24)])
 def test_bias_and_residual_first(shape):
     rs = np.random.RandomState(len(shape))
     a = (rs.standard_normal(shape) * 6).astype(np.float32)
@@ -58,11 +58,24 @@ def test_bias_and_residual_first(shape):
     np.testing.assert_array_equal(got, same)          # -0.0 bias and no residual add nothing
 
 
+@pytest.mark.parametrize("shape", [(2, 3, 5), (1, 2, 35), (1, 1, 16)])
+def test_writes_nothing_past_its_rows(shape):
+    # whole steps store plainly, a row's last partial step under its mask: a
+    # guard after the output keeps its values
+    n = int(np.prod(shape))
+    buf = np.full(n + 40, 7.5, np.float32)
+    a = (np.random.RandomState(n).standard_normal(shape) * 4).astype(np.float32)
+    got = S.sigmoid_rows(a, None, None, "sigmoid", out=buf[:n].reshape(shape))
+    np.testing.assert_allclose(got, _want(a.astype(np.float64), "sigmoid"), rtol=4 * 2.0 ** -24)
+    assert (buf[n:] == 7.5).all()
+
+
 def test_eight_lane_build(monkeypatch):
     monkeypatch.setitem(S._STATE, "fn", S._compile(lanes=8))
     assert S._STATE["fn"][1] == 8
     test_within_a_few_ulp_of_float64("swish", 1.0)
     test_bias_and_residual_first((2, 3, 5, 7))
+    test_writes_nothing_past_its_rows((1, 2, 35))
 
 
 def test_sigmoid_takes_it_for_large_float32():
