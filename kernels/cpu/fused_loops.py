@@ -123,15 +123,20 @@ class LoopKernel:
 
 def in_place(scalar, numba):
     """``fn(x)`` applying the one-argument ``scalar`` to every element of the
-    C-contiguous array ``x`` in place (the caller checks contiguity); returns x."""
+    C-contiguous array ``x`` in place (the caller checks contiguity); returns x.
+    Each result is multiplied by a 1 that comes as an argument (exact for every
+    value; LLVM cannot fold it away): where ``scalar`` returns its argument
+    unchanged (leaky_relu above 0), LLVM would drop that store as a no-op and
+    vectorize the rest as masked stores, slow on AMD (leaky_relu in place on
+    32x16x32x32 maps 0.29 -> 0.05 ms on Zen 3)."""
     f = numba.njit(inline="always")(scalar)
 
     @numba.njit(nogil=True)
-    def loop(flat):
+    def loop(flat, one):
         for j in range(flat.size):
-            flat[j] = f(flat[j])
+            flat[j] = f(flat[j]) * one
 
     def fn(x):
-        loop(x.reshape(-1))
+        loop(x.reshape(-1), x.dtype.type(1))
         return x
     return fn
