@@ -19,7 +19,9 @@ residual and activation passes): at batch 1 they took 2-3x the time of the
   from it, B^T d B is computed in registers (the additions of the matrices
   below, zeros skipped) and the 36 results are stored as V^T[xi, tile,
   channels] (36, T, C): the rows the products read (the GEMM kernel's
-  broadcast operand, or BLAS's A).
+  broadcast operand, or BLAS's A); plain stores for a block of VW channels,
+  masked ones for a last partial block only (in-process A/B against masked
+  stores throughout, AVX2 on Zen 3: 0.87-0.97x at batch 1, 0.98-1.04x at 16).
 - ``output_transform``: per sample and block of VW output channels, for every
   tile the 36 products M^T[xi, tile, channels] (36, T, O) are loaded, A^T M A
   computed and the bias added into a channels-last output tile, which is then
@@ -70,7 +72,7 @@ def _nest(e, chans, setup, body, tiles_done):
       "br label %cb_head", "cb_head:",
       "%cb = phi i64 [0, %n_head], [%cb.next, %blk_done]",
       "%c0 = mul i64 %cb, {VW}", "%cleft0 = sub i64 {c}, %c0",
-      "%cfull = icmp ult i64 %cleft0, {VW}",
+      "%cfull = icmp ult i64 %cleft0, {VW}",      # (true: a last partial block)
       "%cleft = select i1 %cfull, i64 %cleft0, i64 {VW}",
       "%plane = add i64 %nc, %c0", c=chans)
     e.splat("%clv", "%cleft", "i64")
@@ -82,10 +84,11 @@ def _nest(e, chans, setup, body, tiles_done):
       "%trow0 = mul i64 %n, %nty", "%trow1 = add i64 %trow0, %tyi",
       "%trow = mul i64 %trow1, %tw",
       "br label %tx_head", "tx_head:",
-      "%tx = phi i64 [0, %ty_head], [%tx.next, %tx_head]",
+      "%tx = phi i64 [0, %ty_head], [%tx.next, %tx_latch]",
       "%t = add i64 %trow, %tx")
     body()
-    e("%tx.next = add i64 %tx, 1", "%tx.more = icmp ult i64 %tx.next, %tw",
+    e("br label %tx_latch", "tx_latch:",
+      "%tx.next = add i64 %tx, 1", "%tx.more = icmp ult i64 %tx.next, %tw",
       "br i1 %tx.more, label %tx_head, label %tx_done", "tx_done:",
       "%tyi.next = add i64 %tyi, 1", "%tyi.more = icmp ult i64 %tyi.next, %nty",
       "br i1 %tyi.more, label %ty_head, label %tiles_done", "tiles_done:")
@@ -126,14 +129,22 @@ def _input_ir(e, m):
                 d[a][b] = "%%d%d%d" % (a, b)
         rows = [[e.combo(BT[i], [d[a][b] for a in range(6)]) for b in range(6)]
                 for i in range(6)]
+        vals = []
         for i in range(6):
             for j in range(6):
                 xi = 6 * i + j
                 _store_offset(e, "so", xi)
                 e("%sp{x} = getelementptr float, float* %vt, i64 %so{x}",
-                  "%spv{x} = bitcast float* %sp{x} to {V}*",
-                  "call void @{STORE}({V} {val}, {V}* %spv{x}, i32 4, {M} %lm)",
-                  x=xi, val=e.combo(BT[j], rows[i]))
+                  "%spv{x} = bitcast float* %sp{x} to {V}*", x=xi)
+                vals.append(e.combo(BT[j], rows[i]))
+        # a block of VW channels stores plainly, a last partial one under its mask
+        e("br i1 %cfull, label %st_mask, label %st_plain", "st_plain:")
+        for xi, val in enumerate(vals):
+            e("store {V} {val}, {V}* %spv{x}, align 4", x=xi, val=val)
+        e("br label %st_done", "st_mask:")
+        for xi, val in enumerate(vals):
+            e("call void @{STORE}({V} {val}, {V}* %spv{x}, i32 4, {M} %lm)", x=xi, val=val)
+        e("br label %st_done", "st_done:")
 
     def setup():        # the block's input rows of the band into the zero-bordered tile:
         # the caller's ``rows`` x ``cols`` from input row r0 = max(m ty0 - pt, 0)
