@@ -75,11 +75,16 @@ STEM_MAX_CHANNELS = 4
 # batch 1 0.79x Winograd's time (3.50 against 4.44 ms), but 2.9x it at batch 16
 # (88 against 30 ms), so inference/winograd.py keeps such layers; 1x1 layers
 # 1.4-2.6x BLAS's time (4-6 pixels a block re-read each input line from L2) and
-# stems 1.0-1.34x (they take kernels/cpu/stem_kernel.py), so neither
+# stems 1.0-1.34x (they take kernels/cpu/stem_kernel.py), so neither.
+# ``grouped_strided_max_pixels``: grouped strided kxk layers take the kernels on
+# output maps up to this size, past ``MAX_PIXELS`` (and at any batch: fused.py
+# ``conv_packed``); at 8 lanes ResNeXt's 3x3 stride-2 layers into 28x28 (8
+# channels a group) 0.49-0.66x conv_implicit's time at batch 1 and 4, 0.72-0.84x
+# at 16 (its stride-phase planes; in-process, AVX2 on Zen 3)
 Rules = namedtuple("Rules", "one_by_one stems min_k min_group_channels s1_max_pixels "
-                            "s2_min_pixels")
-RULES = {16: Rules(True, True, 128, 16, MAX_PIXELS, 1),
-         8: Rules(False, False, 64, 8, SMALL_MAP_PIXELS, SMALL_MAP_PIXELS + 1)}
+                            "s2_min_pixels grouped_strided_max_pixels")
+RULES = {16: Rules(True, True, 128, 16, MAX_PIXELS, 1, MAX_PIXELS),
+         8: Rules(False, False, 64, 8, SMALL_MAP_PIXELS, SMALL_MAP_PIXELS + 1, 784)}
 
 
 def rules():
@@ -104,15 +109,16 @@ def _eligible(op, params, take):
         return False            # unknown maps: the BLAS and pixel-vector paths
     if _image_stem(w, g):
         return take.stems
-    if out[2] * out[3] > MAX_PIXELS:
-        return False            # large maps: the BLAS and pixel-vector paths
     pixels, o = out[2] * out[3], w.shape[0]
+    strided = any(v > 1 for v in op.attr("strides"))
+    if pixels > MAX_PIXELS and not (g > 1 and strided and w.shape[2:] != (1, 1) and
+                                    pixels <= take.grouped_strided_max_pixels):
+        return False            # large maps: the BLAS and pixel-vector paths
     if w.shape[2:] == (1, 1) and g == 1:
         small = pixels <= SMALL_MAP_PIXELS
         return take.one_by_one and \
             w.shape[1] >= (MIN_CHANNELS_1X1_SMALL_MAP if small else MIN_CHANNELS_1X1) and \
             2 * pixels * o * w.shape[1] >= (MIN_FLOPS_1X1_SMALL_MAP if small else MIN_FLOPS_1X1)
-    strided = any(v > 1 for v in op.attr("strides"))
     return w[0].size >= take.min_k and o // g >= take.min_group_channels and \
         (g > 1 or (pixels >= take.s2_min_pixels if strided else pixels <= take.s1_max_pixels))
 

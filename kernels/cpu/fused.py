@@ -305,8 +305,10 @@ sampan_conv2d_winograd.fresh = True
 # re-read every sample's input; ResNeXt-50's 28x28 ones at batch 1, 784 rows,
 # 1.15x); 7x7 maps (BLAS folds their samples into one product: 0.92x) and
 # every kxk layer on a small map (grouped: per sample with the small filter in
-# cache; ungrouped strided: 0.83-0.93x) take the kernels at any batch; a kxk
-# layer on a large map (an image stem, 112x112 outputs) only at batch 1 (at 16
+# cache; ungrouped strided: 0.83-0.93x) and a grouped strided one on any map the
+# pass gave the kernels (inference/conv_pack.py RULES: ResNeXt's 56 -> 28 at
+# batch 16 0.72-0.84x) take the kernels at any batch; another kxk layer on a
+# large map (an image stem, 112x112 outputs) only at batch 1 (at 16
 # MobileNet's stem took 1.28x the pixel-vector path's time)
 PACKED_MAX_ROWS = 256
 PACKED_MAX_PIXELS = 100
@@ -338,7 +340,7 @@ def conv_packed(x, w, wp, b, resid, attrs, scale=None, shift=None):
     one_by_one = w.shape[2:] == (1, 1) and g == 1 and dil == (1, 1) and not any(map(any, pads))
     pixels = out[0] * out[1]
     blas = (pixels > PACKED_MAX_PIXELS and n * pixels > PACKED_MAX_ROWS) if one_by_one else \
-        (n > 1 and pixels > PACKED_MAX_ROWS)
+        (n > 1 and pixels > PACKED_MAX_ROWS and (g == 1 or strides == (1, 1)))
     if blas or x.dtype != np.float32 or not gemm_transposed.available() or \
             wp.shape[-1] != gemm_transposed.width(o // g):
         return conv_forward(x, w, g, pads, dil, strides, out, bias=b,

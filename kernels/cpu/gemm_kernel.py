@@ -29,7 +29,8 @@ of conv_epilogue.CLAMPS: max, add, min); full blocks use plain stores,
 edge blocks masked ones (the transposed kernels too: a block whose rows all
 lie inside stores each output row plainly, with AVX2 on Zen 3 grouped 3x3
 layers on 14x14 maps at batch 16 0.67-0.76x the time of masked stores and
-the old five-instruction clamp, 7x7 0.89x, batch 1 0.81-0.83x).  (As a replacement for BLAS + a separate epilogue pass on 1x1 layers it
+the old clamp of seven instructions, 7x7 0.89x, batch 1 0.81-0.83x).  (As a
+replacement for BLAS + a separate epilogue pass on 1x1 layers it
 was measured and not adopted: MobileNetV2's K <= 64 layers at batch 16 ran
 1.2x slower in the model.)
 
@@ -460,7 +461,6 @@ def _trans_tail(vw, mr, nr, sfx):
     after it is added to each transposed row."""
     hw = vw // 2
     v, h = "<%d x float>" % vw, "<%d x float>" % hw
-    hm = "<%d x i1>" % hw
     hsfx = sfx.replace("v%df32" % vw, "v%df32" % hw)
     hnegz = "<%s>" % ", ".join(["float -0.0"] * hw)
     negz = "<%s>" % ", ".join(["float -0.0"] * vw)

@@ -401,6 +401,33 @@ def test_kxk_layers_on_large_maps_take_the_kernels_at_batch_1_only(monkeypatch):
         assert np.abs(got - want).max() <= TOL * np.abs(want).max()
 
 
+@pytest.mark.parametrize("stride, hw", [(2, 48), (2, 64), (1, 24)])
+def test_grouped_strided_layers_on_large_maps_by_width(tmp_path, monkeypatch, lanes, stride,
+                                                      hw):
+    """A grouped 3x3 layer into a 24x24 map (576 pixels, past MAX_PIXELS) takes
+    the kernels at 8 lanes where it is strided (RULES' ``grouped_strided_max_
+    pixels``: 784), and at any batch; into 32x32 or at stride 1 it keeps the
+    pixel-vector path; the outputs equal the unoptimized ones."""
+    paddle.seed(3)
+    net = paddle.nn.Conv2D(64, 64, 3, stride=stride, padding=1, groups=8)
+    net.eval()
+    prefix = str(tmp_path / "m")
+    paddle.jit.save(net, prefix, input_spec=[InputSpec([None, 64, hw, hw], "float32")])
+    fast = _predictor(prefix, True)
+    taken = lanes == 8 and stride == 2 and hw == 48
+    assert (pass_mod.PACKED_CONV in _types(fast)) == taken
+    calls = []
+    real = F.conv_transposed
+    monkeypatch.setattr(F, "conv_transposed", lambda *a, **k: calls.append(1) or real(*a, **k))
+    plain = _predictor(prefix, False)
+    for n in (1, 3):
+        x = np.random.RandomState(n).standard_normal([n, 64, hw, hw]).astype("float32")
+        before = len(calls)
+        (want,), (got,) = plain.run([x]), fast.run([x])
+        assert (len(calls) > before) == taken        # batch 3 too
+        assert np.abs(got - want).max() <= TOL * np.abs(want).max()
+
+
 # Net's convs rewritten: 16 lanes a, b, c, f, h; 8 lanes no 1x1, the grouped f
 # and g (8 channels a group fill one vector), h's 7x7 map too small
 REWRITTEN = {16: 5, 8: 2}
