@@ -43,6 +43,9 @@ fused kernels (rounding).
   more becomes ``sampan_fc_packed``, its weight packed once for sampan's GEMM
   kernel (inference/fc_pack.py; equal to rounding); under 16 MB the plain
   weight stays beside it for products of a few rows, which BLAS runs faster.
+- ``sampan_channel_shuffle_fuse_pass``: ShuffleNet's concat -> reshape2 ->
+  transpose2 -> reshape2 (-> split) becomes one ``sampan_concat_shuffle`` op
+  writing each output once (inference/channel_shuffle.py; bit for bit).
 - ``constant_folding_pass``: ops whose inputs are all parameters run once at load
   time (inference/constant_fold.py).
 - ``conv_bn_fuse_pass``: an inference batch_norm folded into the conv2d /
@@ -66,6 +69,7 @@ from .conv_pack import conv_pack
 from .fc_pack import fc_pack
 from .bn_affine import batch_norm_affine
 from .affine_conv import affine_conv_fuse
+from .channel_shuffle import channel_shuffle_fuse
 from .simplify import is_test_pass, delete_dropout_op_pass, dead_code_elimination
 
 __all__ = ["PASSES", "optimize", "optimize_program", "describe", "FC_OP"]
@@ -227,6 +231,7 @@ PASSES = {
     "fc_fuse_pass": fc_fuse,
     "sampan_fc_pack_pass": _counting(fc_pack),
     "sampan_fuse_elementwise_pass": fuse_elementwise,
+    "sampan_channel_shuffle_fuse_pass": _counting(channel_shuffle_fuse),
     "dead_code_elimination_pass": _counting(dead_code_elimination),
 }
 

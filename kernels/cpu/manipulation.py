@@ -115,6 +115,38 @@ def split(ins, attrs, need):
     return ([p.copy() for p in np.split(x, np.cumsum(sizes)[:-1], axis=axis)],)
 
 
+@kernel("sampan_concat_shuffle", dtypes=ALL)
+def sampan_concat_shuffle(ins, attrs, need):
+    """concat(X, axis 1) -> channel shuffle in ``group`` groups -> split into
+    ``sections`` (ops/defs/fused.py), each output written once: its channels
+    j = r, r + group, ... (one residue r) come from consecutive concatenated
+    channels, copied as whole planes from the inputs holding them."""
+    xs = ins[0]
+    check_same_dtype((x.dtype for x in xs), "sampan_concat_shuffle")
+    g, sections = attrs["group"], attrs["sections"]
+    starts = np.cumsum([0] + [x.shape[1] for x in xs])    # concatenated channel starts
+    per = int(starts[-1]) // g
+    outs, s0 = [], 0
+    for size in sections:
+        out = np.empty((xs[0].shape[0], size) + xs[0].shape[2:], xs[0].dtype)
+        for r in range(g):
+            j0 = s0 + (r - s0) % g               # first channel j >= s0 with j % g == r
+            if j0 >= s0 + size:
+                continue
+            count = (s0 + size - 1 - j0) // g + 1
+            dst = out[:, j0 - s0::g]
+            p, k = r * per + j0 // g, 0           # concatenated channel of dst[:, k]
+            while k < count:
+                i = int(np.searchsorted(starts, p, "right")) - 1
+                take = min(count - k, int(starts[i + 1]) - p)
+                q = p - int(starts[i])
+                np.copyto(dst[:, k:k + take], xs[i][:, q:q + take])
+                k, p = k + take, p + take
+        outs.append(out)
+        s0 += size
+    return (outs,)
+
+
 @kernel("stack", dtypes=ALL)
 def stack(ins, attrs, need):
     check_same_dtype((x.dtype for x in ins[0]), "stack")

@@ -245,3 +245,38 @@ def _declare_conv_packed():
 
 
 _declare_conv_packed()
+
+
+# ------------------------------------------------------------ concat + shuffle
+# ``sampan_concat_shuffle``: ShuffleNet's block tail in one op (inference/
+# channel_shuffle.py writes it): the inputs X concatenated along channels
+# (axis 1: Y [N, C, ...]), their channels shuffled in ``group`` groups (Z[:, j]
+# = Y[:, (j % group) * (C / group) + j // group], Paddle's reshape2 -> transpose2
+# -> reshape2), then Z split along channels into ``sections`` (one output: no
+# split).  Each output is written once, from the inputs.
+def _concat_shuffle_infer(metas, attrs):
+    op = "sampan_concat_shuffle"
+    xs = metas[0]
+    g, sections = attrs["group"], list(attrs["sections"])
+    if not xs or len({m.dtype for m in xs}) > 1:
+        raise OpError(f"{op}: needs inputs of one dtype, got {[str(m.dtype) for m in xs]}")
+    rank = len(xs[0].shape)
+    if rank < 2 or any(len(m.shape) != rank for m in xs):
+        raise OpError(f"{op}: needs inputs of one rank >= 2, got shapes "
+                      f"{[list(m.shape) for m in xs]}")
+    try:
+        from .manipulation import concat_shape
+        shape = concat_shape([tuple(m.shape) for m in xs], 1)
+    except OpError as e:
+        raise OpError(f"{op}: {e}") from None
+    c = shape[1]
+    if g < 1 or (c >= 0 and c % g):
+        raise OpError(f"{op}: {c} channels do not divide into group = {g}")
+    if not sections or any(s <= 0 for s in sections) or (c >= 0 and sum(sections) != c):
+        raise OpError(f"{op}: sections {sections} must be positive and add up to the "
+                      f"{c} channels")
+    return ([Meta((shape[0], s) + tuple(shape[2:]), xs[0].dtype) for s in sections],)
+
+
+defop("sampan_concat_shuffle", "X*", "Out*", (("group", "INT", 2), ("sections", "INTS", [])),
+      infer=_concat_shuffle_infer)

@@ -1,6 +1,7 @@
 """Op-spec cases: sampan_fc, sampan_fc_packed, sampan_conv2d_fusion,
-sampan_conv2d_winograd and sampan_conv2d_packed (the fused ops of the
-inference passes), against numpy references (conv: a direct loop over windows)."""
+sampan_conv2d_winograd, sampan_conv2d_packed and sampan_concat_shuffle (the
+fused ops of the inference passes), against numpy references (conv: a direct
+loop over windows; concat_shuffle: concat, reshape, transpose, split)."""
 import numpy as np
 
 from .spec import Case, rand
@@ -154,3 +155,21 @@ CASES += [_packed_case("relu", 1, 1, 70, "float32"), _packed_case("", 2, 2, 80, 
           _packed_case("", 1, 2, 110, "float32", k=3, c=4, o=20),
           _packed_case("relu", 1, 1, 120, "float32", in_map=True),
           _packed_case("", 1, 2, 130, in_map=True)]
+
+
+def _concat_shuffle_ref(g, sections):
+    def ref(X):
+        y = np.concatenate(X, axis=1)
+        n, c = y.shape[:2]
+        z = y.reshape((n, g, c // g) + y.shape[2:]).swapaxes(1, 2).reshape(y.shape)
+        return tuple([np.split(z, np.cumsum(sections)[:-1], axis=1)])
+    return ref
+
+
+CASES += [
+    Case("sampan_concat_shuffle", {"X": [rand(2, 4, 3, 3, seed=90), rand(2, 4, 3, 3, seed=91)]},
+         {"group": 2, "sections": [4, 4]}, ref=_concat_shuffle_ref(2, [4, 4]), grad=False),
+    Case("sampan_concat_shuffle", {"X": [rand(1, 2, 5, seed=92), rand(1, 4, 5, seed=93)]},
+         {"group": 3, "sections": [6]}, ref=_concat_shuffle_ref(3, [6]), grad=False,
+         id="sampan_concat_shuffle_3d_one_output"),
+]
