@@ -32,9 +32,11 @@ FUSED_OP = "sampan_concat_shuffle"
 
 
 def _single_reader(name, readers, uses, keep):
-    """The one op reading ``name`` (nothing else reads it, it is not fetched), or None."""
+    """The one op reading ``name`` (nothing else reads it, it is not fetched), in
+    the global block (the pass rewrites that block only), or None."""
     r = readers.get(name)
-    return r if r is not None and uses[name] == 1 and name not in keep else None
+    return r if r is not None and uses[name] == 1 and name not in keep and \
+        r.block is r.block.program.global_block() else None
 
 
 def _unread(op, slot, uses, keep):
