@@ -13,8 +13,8 @@ Per row (one sample's channel c, ``L`` elements): ``v = (row + bias[c]) +
 residual``, then ``s = 1 / (1 + exp(-beta * v))``, the row becomes ``v * s``
 (swish, silu) or ``s`` (sigmoid), VW elements at a time with plain loads and
 stores, only a row's last partial step masked (all steps masked, as before,
-ran at 1.5 ns an element on Zen 3 with AVX2; 1.0 ns now, 16x58x784 swish in
-place 1.5 -> 1.0 ms).
+ran at about 2 ns an element on Zen 3 with AVX2, this at 1.2: 16x58x784 swish
+in place 1.5 -> 1.0 ms).
 
 The exp: Cephes' expf scheme.  ``t`` is clamped to [-87, 88] and the exp of a
 ``t`` above 88 is +inf (so 1 / (1 + exp) is 0 and swish(-inf) is NaN, as
@@ -75,8 +75,7 @@ def _exp_ir(e, t, out):
 def _body_ir(e, tag, full):
     """One step of a row at ``%j``: ``VW`` elements with plain loads and stores
     (``full``) or the row's tail under the mask of the lanes left (masked
-    stores cost far more than plain ones on AVX2 hosts: a pass of masked
-    steps ran at 1.9 ns an element on Zen 3)."""
+    stores cost far more than plain ones on AVX2 hosts: module docstring)."""
     e("%at{T} = add i64 %base, %j",
       "%sp{T} = getelementptr float, float* %src, i64 %at{T}",
       "%spv{T} = bitcast float* %sp{T} to {V}*",
