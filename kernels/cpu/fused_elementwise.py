@@ -424,7 +424,7 @@ def activation_into(op_type, attrs, dtype):
         from ...ops.registry import get_op
         try:
             fn = in_place(_scalar_fn([(get_op(op_type), [(0, 0)], attrs)], [0], [0], dtype),
-                          _numba())
+                          _numba(), dtype)
         except Exception as e:      # numba failing: the op's numpy kernel
             warnings.warn(f"numba could not compile {op_type} ({type(e).__name__}: "
                           f"{str(e)[:200]}); running its numpy kernel", RuntimeWarning,

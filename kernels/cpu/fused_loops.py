@@ -121,9 +121,10 @@ class LoopKernel:
         return self.numba.njit(nogil=True)(ns["loop"])
 
 
-def in_place(scalar, numba):
+def in_place(scalar, numba, dtype):
     """``fn(x)`` applying the one-argument ``scalar`` to every element of the
-    C-contiguous array ``x`` in place (the caller checks contiguity); returns x.
+    C-contiguous array ``x`` of ``dtype`` in place (the caller checks contiguity
+    and dtype); returns x.
     Each result is multiplied by a 1 that comes as an argument (exact for every
     value; LLVM cannot fold it away): where ``scalar`` returns its argument
     unchanged (leaky_relu above 0), LLVM would drop that store as a no-op and
@@ -136,7 +137,9 @@ def in_place(scalar, numba):
         for j in range(flat.size):
             flat[j] = f(flat[j]) * one
 
+    one = np.dtype(dtype).type(1)
+
     def fn(x):
-        loop(x.reshape(-1), x.dtype.type(1))
+        loop(x.reshape(-1), one)
         return x
     return fn

@@ -526,20 +526,20 @@ def _trans_tail(vw, mr, nr, sfx):
         for i in range(mr):
             c = "%d_%d" % (i, j)
             out += _clamp_ir(v, "<%d x i1>" % vw, "tp" + c, "%tb" + c, "%tlo", "%thi", "%ttie")
-    out += ["  br i1 %%rv%d, label %%tr_plain_f, label %%tr_plain_m" % (mr - 1)]
-    for full in (True, False):
-        out += ["tr_plain_%s:" % "mf"[full]]
-        for j in range(nr):
-            out += rows_out(j, ["%%tp%d_%dk2" % (i, j) for i in range(mr)], "p" + "mf"[full],
-                            False, full)
-        out += ["  br label %lb_tail"]
-    out += ["tr_res:", "  br i1 %%rv%d, label %%tr_res_f, label %%tr_res_m" % (mr - 1)]
-    for full in (True, False):
-        out += ["tr_res_%s:" % "mf"[full]]
-        for j in range(nr):
-            out += rows_out(j, ["%%tb%d_%d" % (i, j) for i in range(mr)], "r" + "mf"[full],
-                            True, full)
-        out += ["  br label %lb_tail"]
+    def stores(tag, rows, resid):
+        """The block's stores of vectors ``rows`` (name patterns of i, j): plain
+        where its last row lies inside, masked where not."""
+        lines = ["  br i1 %%rv%d, label %%tr_%s_f, label %%tr_%s_m" % (mr - 1, tag, tag)]
+        for full in (True, False):
+            lines += ["tr_%s_%s:" % (tag, "mf"[full])]
+            for j in range(nr):
+                lines += rows_out(j, [rows % (i, j) for i in range(mr)], tag[0] + "mf"[full],
+                                  resid, full)
+            lines += ["  br label %lb_tail"]
+        return lines
+
+    out += stores("plain", "%%tp%d_%dk2", False)
+    out += ["tr_res:"] + stores("res", "%%tb%d_%d", True)
     return out + ["lb_tail:"]
 
 
