@@ -485,9 +485,13 @@ def _conv_kernels(op):
 
 
 conv2d, conv2d_grad = _conv_kernels("conv2d")
+conv3d, conv3d_grad = _conv_kernels("conv3d")
+# every path of conv_forward returns a new array (or a channels-last view of one):
+# a bias add or an activation after the convolution may write into it
+# (executor/reuse.py; tests/ops/test_conv_paths.py)
+conv2d.fresh = conv3d.fresh = True
 kernel("conv2d", "depthwise_conv2d")(conv2d)
 kernel("conv2d_grad", "depthwise_conv2d_grad")(conv2d_grad)
-conv3d, conv3d_grad = _conv_kernels("conv3d")
 kernel("conv3d")(conv3d)
 kernel("conv3d_grad")(conv3d_grad)
 

@@ -24,7 +24,7 @@ from ...ops import OpError
 from ...ops.defs.nn_conv import pool_geometry, channel_last
 from ..registry import kernel
 from .pool_compiled import max_pool_2x2, pool_rows, pool_same3, pool_valid3_s2
-from .pool_kernel import max_pool_3x3_s2
+from .pool_kernel import max_pool_3x3_s2, max_pool_2x2_s2
 
 
 # Paddle's max pooling starts every window at -FLT_MAX (also for float64), so a
@@ -159,6 +159,8 @@ def pool_forward(x, geo, is_max):
     # separable path's bits), the first that takes this geometry; else numpy's
     # separable path
     out = max_pool_3x3_s2(x, geo) if is_max else None
+    if out is None and is_max:
+        out = max_pool_2x2_s2(x, geo)
     if out is None and is_max:
         out = max_pool_2x2(x, geo)
     if out is None:

@@ -1,6 +1,7 @@
 """Pooling loops compiled by numba (the optional compiler of
-kernels/cpu/fused_elementwise.py): 2x2 stride-2 max pooling (VGG's pools, the
-small CNNs' pools), and any 2-D max or sum window over a large input
+kernels/cpu/fused_elementwise.py): 2x2 stride-2 max pooling (where the vector
+kernel of pool_kernel.py does not take it: float64, outputs narrower than a
+vector), and any 2-D max or sum window over a large input
 (``pool_rows``: ResNet's 3x3 stride-2 stem pool, Inception's 3x3 stride-1
 average pools at batch 16).
 

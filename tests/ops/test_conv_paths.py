@@ -177,3 +177,42 @@ def test_column_chunks(monkeypatch, name, with_bias):
     got, want = _run(name, "float64", with_bias)
     assert calls and got.flags.c_contiguous
     assert np.abs(got - want).max() <= 1e-12 * np.abs(want).max()
+
+
+# conv2d / conv3d declare fresh outputs (executor/reuse.py lets a bias add or an
+# activation after them write into their result): one layer per path of
+# conv_forward: (x shape, w shape, groups, paddings, data format)
+FRESH_LAYERS = {
+    "stem": ((2, 3, 32, 32), (16, 3, 3, 3), 1, [1, 1], "NCHW"),
+    "depthwise": ((2, 8, 16, 16), (8, 1, 3, 3), 8, [1, 1], "NCHW"),
+    "winograd": ((16, 16, 16, 16), (16, 16, 3, 3), 1, [1, 1], "NCHW"),
+    "implicit": ((1, 16, 12, 12), (8, 16, 3, 3), 1, [1, 1], "NCHW"),
+    "1x1": ((2, 16, 10, 10), (8, 16, 1, 1), 1, [0, 0], "NCHW"),
+    "1x1 folded": ((4, 16, 3, 3), (8, 16, 1, 1), 1, [0, 0], "NCHW"),
+    "grouped": ((2, 8, 11, 9), (6, 4, 3, 3), 2, [1, 1], "NCHW"),
+    "channels last": ((2, 10, 10, 16), (8, 16, 3, 3), 1, [1, 1], "NHWC"),
+    "conv3d": ((1, 2, 5, 6, 5), (3, 2, 3, 3, 3), 1, [1, 1, 1], "NCDHW"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FRESH_LAYERS))
+def test_conv_results_are_new_arrays(name):
+    xs, ws, g, pads, fmt = FRESH_LAYERS[name]
+    nd = len(ws) - 2
+    kern = C.conv3d if nd == 3 else C.conv2d
+    assert kern.fresh
+    attrs = dict(strides=[1] * nd, paddings=pads, padding_algorithm="EXPLICIT",
+                 dilations=[1] * nd, groups=g, data_format=fmt)
+    rs = np.random.RandomState(len(name))
+    x, w = rs.standard_normal(xs).astype(np.float32), rs.standard_normal(ws).astype(np.float32)
+    (first,) = kern((x, w), attrs, None)
+    kept = first.copy()
+    assert not np.shares_memory(first, x) and not np.shares_memory(first, w)
+    for buf in ("im2col", "gemm", "flat_grid", "winograd_vt", "winograd_mt"):
+        assert not np.shares_memory(first, scratch(buf, (4,), np.float32))
+    kern((rs.standard_normal(xs).astype(np.float32), w), attrs, None)    # the same path again
+    for other in FRESH_LAYERS.values():                                   # and every other
+        if len(other[1]) == len(ws):
+            kern((np.ones(other[0], np.float32), np.ones(other[1], np.float32)),
+                 dict(attrs, paddings=other[3], groups=other[2], data_format=other[4]), None)
+    np.testing.assert_array_equal(first, kept)

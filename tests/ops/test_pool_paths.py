@@ -262,3 +262,36 @@ def test_stem_pool_kernel_declines_other_geometries():
         assert PK.max_pool_3x3_s2(np.ones(shape, np.float32),
                                   _geo(shape[2:], 3, 2, 1, False)) is None
     assert PK.max_pool_3x3_s2(x.astype(np.float64), _geo((16, 16), 3, 2, 1, False)) is None
+
+
+@needs_llvm
+@pytest.mark.parametrize("shape", [(1, 2, 2, 16), (2, 3, 16, 16), (1, 2, 9, 35), (2, 3, 18, 34),
+                                   (1, 1, 6, 112), (3, 2, 33, 17)])
+def test_two_by_two_kernel_is_the_separable_path(shape):
+    """pool_kernel.max_pool_2x2_s2 (2x2, stride 2, unpadded: 2 VW columns of
+    both rows a step, rows then even/odd columns; a row's last step overlaps
+    the one before; an odd last row or column is not read) gives numpy's
+    separable path's bits, and pool_forward takes it."""
+    _assert_separable_bits(PK.max_pool_2x2_s2, shape, np.float32, (2, 2, 0), True,
+                           seed=sum(shape) + 5)
+    x = np.random.RandomState(1).standard_normal(shape).astype(np.float32)
+    geo = _geo(shape[2:], 2, 2, 0, False)
+    np.testing.assert_array_equal(P.pool_forward(x, geo, True), _brute(x, geo))
+    # a channels-last view (not contiguous) is read through a copy
+    xt = np.ascontiguousarray(x.transpose(0, 2, 3, 1)).transpose(0, 3, 1, 2)
+    np.testing.assert_array_equal(PK.max_pool_2x2_s2(xt, geo), _brute(x, geo))
+
+
+@needs_llvm
+def test_two_by_two_kernel_declines_other_geometries():
+    vw = PK._kernel()[1]
+    x = np.ones((1, 2, 4, 2 * vw), np.float32)
+    for k, s, p, ceil in [(2, 2, 0, True), (2, 2, 1, False), (2, 1, 0, False), (3, 2, 0, False)]:
+        geo = _geo(x.shape[2:], k, s, p, ceil)
+        if tuple(geo.out) != (2, vw):           # ceil mode on even sizes is the same pool
+            assert PK.max_pool_2x2_s2(x, geo) is None
+    narrow = np.ones((1, 2, 4, 2 * vw - 2), np.float32)    # outputs narrower than a vector
+    assert PK.max_pool_2x2_s2(narrow, _geo(narrow.shape[2:], 2, 2, 0, False)) is None
+    assert PK.max_pool_2x2_s2(x.astype(np.float64), _geo(x.shape[2:], 2, 2, 0, False)) is None
+    assert PK.max_pool_2x2_s2(np.ones((0, 2, 4, 2 * vw), np.float32),
+                              _geo(x.shape[2:], 2, 2, 0, False)) is None

@@ -163,6 +163,20 @@ def test_dynamic_batch_bias_add_reuses(prog):
     assert "elementwise_add" in reused and "relu" in reused
 
 
+def test_conv_bias_add_and_relu_write_into_the_convolution(prog):
+    # conv2d's result is a new array (kernels/cpu/conv.py ``fresh``): the layer's
+    # bias add and relu run in it, under every runner with the same bits
+    main, startup = prog
+    x = static.data("x", [None, 3, 12, 12], "float32")
+    out = paddle.nn.functional.relu(paddle.nn.Conv2D(3, 8, 3, padding=1)(x))
+    feed = {"x": np.random.RandomState(0).standard_normal((2, 3, 12, 12)).astype("float32")}
+    _same(_run_all(main, feed, [out], startup))
+    exe = static.Executor()
+    exe.run(startup)
+    reused, _ = _reused(exe, main, feed, [out])
+    assert "elementwise_add" in reused and "relu" in reused
+
+
 def test_reuse_falls_back_when_declared_shapes_were_wrong(prog):
     main, _ = prog
     gb = main.global_block()
