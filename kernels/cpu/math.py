@@ -33,14 +33,35 @@ def scale(ins, attrs, need):
         out = x * s + b if attrs["bias_after_scale"] else (x + b) * s
         if type(out) is np.ndarray and out.dtype is dt:
             return (out,)
-    else:
-        if type(s) is float and type(b) is float:    # float64 math, as with the floats
+    elif dt.kind in "iu":
+        s, b = _int_consts(dt, s, b)
+        out = x * s + b if attrs["bias_after_scale"] else (x + b) * s
+    else:               # complex: the float attributes in float64, cast back
+        if type(s) is float and type(b) is float:
             s, b = _typed(_F64, s), _typed(_F64, b)
         out = x * s + b if attrs["bias_after_scale"] else (x + b) * s
     return (np.asarray(out, dtype=dt),)
 
 
 _F64 = np.dtype("float64")
+
+
+def _int_const(dt, v):
+    """``v`` as Paddle's integer scale kernel takes it (recorded with Paddle
+    2.6.2: scale 0.5 on int64 is 0, -1.5 is -1, and on uint8 -1.5 is 255):
+    truncated toward zero and cast to ``dt`` with wrap-around, a 0-d array;
+    the arithmetic then stays in ``dt`` (exact past 2**53, wrapping as
+    Paddle's does)."""
+    try:
+        iv = math.trunc(v)
+    except (OverflowError, ValueError):          # inf, NaN: the C cast's own value
+        with np.errstate(invalid="ignore"):
+            return np.asarray(np.float64(v)).astype(dt)
+    return np.asarray(iv % (1 << 64), dtype=np.uint64).astype(dt)
+
+
+def _int_consts(dt, s, b):
+    return _int_const(dt, s), _int_const(dt, b)
 
 
 _TYPED = {}
@@ -77,13 +98,16 @@ def _scale_consts(attrs):
 
 def _scale_fast(attrs):
     typed = _scale_consts(attrs)
-    # the integer path: a Python float attribute as a float64 0-d array (the
-    # same float64 arithmetic, converted once), an int one as it is
-    s, b = (np.asarray(v) if type(v) is float else v for v in (attrs["scale"], attrs["bias"]))
+    ints = {}           # integer dtype -> the kernel's (scale, bias) in it, made once
 
     def general(x, st):
-        if st is None and x.dtype.kind in "iu":   # the kernel's integer path
-            return np.asarray(x * s + b if after else (x + b) * s, dtype=x.dtype)
+        dt = x.dtype
+        if st is None and dt.kind in "iu":      # the kernel's integer path
+            sb = ints.get(dt)
+            if sb is None:
+                sb = ints[dt] = _int_consts(dt, attrs["scale"], attrs["bias"])
+            out = x * sb[0] + sb[1] if after else (x + sb[1]) * sb[0]
+            return out if type(out) is np.ndarray else np.asarray(out, dtype=dt)
         return scale([x, st], attrs, None)[0]
 
     after = attrs["bias_after_scale"]

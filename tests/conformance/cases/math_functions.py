@@ -64,6 +64,9 @@ for a in DTYPES:
     CASES += [
         C(f"scale.{a}", "paddle.scale(x, scale=2.0, bias=1.0)", f"{a}[2,3]"),
         C(f"scale.before.{a}", "paddle.scale(x, 3, 1, bias_after_scale=False)", f"{a}[2,3]"),
+        C(f"scale.fractional.{a}", "paddle.scale(x, scale=-1.5, bias=0.7)", f"{a}[2,3]"),
+        C(f"scale.fractional_before.{a}",
+          "paddle.scale(x, scale=2.7, bias=-1.9, bias_after_scale=False)", f"{a}[2,3]"),
         C(f"clip.{a}", "paddle.clip(x, -1, 2)", f"{a}[2,3]"),
         C(f"clip.float_bounds.{a}", "paddle.clip(x, -1.5, 0.5)", f"{a}[2,3]"),
         C(f"clip.min_only.{a}", "paddle.clip(x, min=0)", f"{a}[2,3]"),
@@ -85,6 +88,14 @@ CASES += [
     C("clip.tensor_bounds", "paddle.clip(x, y, z)", "float32[2,3]", "float32[]", "float32[]|pos"),
     C("cast.dtype_obj", "paddle.cast(x, paddle.int32)", "float32[2,3]"),
     C("scale.tensor_scale", "paddle.scale(x, scale=y)", "float32[2,3]", "float32[1]"),
+    # an integer tensor's scale and bias are truncated to its dtype, the arithmetic
+    # stays in it (exact past 2**53, wrapping in uint8)
+    C("scale.int_tensor_scale", "paddle.scale(x, scale=y)", "int64[2,3]", "float32[1]"),
+    C("scale.int64_past_2_53",
+      "paddle.scale(paddle.to_tensor([9007199254740993, -9007199254740993]), bias=1.0)"),
+    C("scale.int64_add_past_2_53", "paddle.to_tensor([9007199254740993]) + 1"),
+    C("scale.uint8_negative", "paddle.scale(x.astype('uint8'), scale=-1.5, bias=0.7)",
+      "int32[2,3]"),
     C("allclose.f32", "paddle.allclose(x, x + 1e-7)", "float32[2,3]"),
     C("allclose.f64.far", "paddle.allclose(x, y)", "float64[2,3]", "float64[2,3]"),
     C("allclose.nan", "paddle.allclose(x / 0.0 * 0.0, x / 0.0 * 0.0, equal_nan=True)",
