@@ -10,7 +10,9 @@ stride and dilation are only offsets: output pixel (y, x) starts at ``roff =
 y * sh * Ws + x * sw`` and tap (c, i, j) adds ``koff = c * row + i * dh * Ws +
 j * dw``.  Only output pixels are computed (no padding columns, no crop copy),
 no stride-phase planes are built, and the kernel writes NCHW with the bias,
-residual and clamp in its stores.
+residual and clamp in its stores.  An ungrouped layer lays out the whole batch
+(the samples are the kernel's problems, sharing the filter); a grouped one a
+sample at a time (the groups are the problems), right before its products.
 
 Where it pays (measured on one core, batch 1, against conv_implicit.py's
 kernel): ResNeXt's grouped 3x3 layers on 14x14 and 7x7 maps and their stride-2
