@@ -122,7 +122,10 @@ def randperm(n, dtype="int64", name=None):
 
 
 def _uniform_(x, min=-1.0, max=1.0, seed=0, name=None):
-    """In place: refill x with U(min, max) samples (Tensor.uniform_)."""
+    """In place: refill x with U(min, max) samples (Tensor.uniform_).  Unlike
+    ``uniform``, Paddle's in-place kernel requires min < max."""
+    if not min < max:
+        raise OpError(f"op 'uniform_random_inplace': min ({min}) must be less than max ({max})")
     from .indexing import rebind
     return rebind(x, uniform(list(x.shape), x.dtype, min, max, seed), keep_grad=True)
 

@@ -73,6 +73,10 @@ CASES = [
     C("rand.f64", "paddle.rand([2], dtype='float64').dtype"),
     C("randn.dtype", "paddle.randn([3]).dtype"),
     C("uniform.dtype", "paddle.uniform([2, 2], min=-1.0, max=1.0).dtype"),
+    # paddle.uniform takes min >= max; the in-place Tensor.uniform_ raises
+    C("uniform.min_above_max", "paddle.uniform([2], min=2.0, max=1.0).shape"),
+    C("uniform_.dtype", "x.uniform_(0.0, 1.0).dtype", "float32[2]", modes=("eager",)),
+    C("uniform_.min_not_below_max", "x.uniform_(1.0, 1.0)", "float32[2]", modes=("eager",)),
     C("normal.dtype", "paddle.normal(0.0, 1.0, [2]).dtype"),
     C("standard_normal.dtype", "paddle.standard_normal([2]).dtype"),
     C("randint.dtype", "(paddle.randint(0, 5, [3]).dtype, paddle.randint(0, 5, [3]).shape)"),
