@@ -43,6 +43,20 @@ def _np_max(e, r, a, b):
     return "%" + r
 
 
+def _store_and_close(e, res):
+    """Both kernels' end: the VW outputs ``res`` stored at column %xs of output
+    row %orow, then the column, row and plane loops closed and the function."""
+    e("%ooff = add i64 %orow, %xs", "%op = getelementptr float, float* %out, i64 %ooff",
+      "%opv = bitcast float* %op to {V}*", "store {V} {r}, {V}* %opv, align 4",
+      "%xo.next = add i64 %xo, {VW}", "%xo.more = icmp ult i64 %xo.next, %Wo",
+      "br i1 %xo.more, label %x_head, label %x_done", "x_done:",
+      "%y.next = add i64 %y, 1", "%y.more = icmp ult i64 %y.next, %Ho",
+      "br i1 %y.more, label %y_head, label %y_done", "y_done:",
+      "%q.next = add i64 %q, 1", "%q.more = icmp ult i64 %q.next, %NC",
+      "br i1 %q.more, label %q_head, label %exit", "exit:", "ret void", r=res)
+    e.lines.append("}")
+
+
 def _kernel_ir(e):
     """Kernel ``maxpool3s2``: rows and columns of the padded plane are 2y + i
     and 2x + j for output (y, x) and window offset (i, j)."""
@@ -80,15 +94,7 @@ def _kernel_ir(e):
         # the rows (window offsets 1 and 2 reach every output, then 0)
         cols.append(_np_max(e, "rc%d" % j, _np_max(e, "ra%d" % j, v[1], v[2]), v[0]))
     res = _np_max(e, "cc", _np_max(e, "ca", cols[1], cols[2]), cols[0])
-    e("%od = add i64 %orow, %xs", "%op = getelementptr float, float* %out, i64 %od",
-      "%opv = bitcast float* %op to {V}*", "store {V} {r}, {V}* %opv, align 4",
-      "%xo.next = add i64 %xo, {VW}", "%xo.more = icmp ult i64 %xo.next, %Wo",
-      "br i1 %xo.more, label %x_head, label %x_done", "x_done:",
-      "%y.next = add i64 %y, 1", "%y.more = icmp ult i64 %y.next, %Ho",
-      "br i1 %y.more, label %y_head, label %y_done", "y_done:",
-      "%q.next = add i64 %q, 1", "%q.more = icmp ult i64 %q.next, %NC",
-      "br i1 %q.more, label %q_head, label %exit", "exit:", "ret void", r=res)
-    e.lines.append("}")
+    _store_and_close(e, res)
 
 
 def _kernel2_ir(e):
@@ -123,15 +129,7 @@ def _kernel2_ir(e):
     e("%ev = shufflevector {V} {a}, {V} {b}, <{VW} x i32> <{ev}>",
       "%od = shufflevector {V} {a}, {V} {b}, <{VW} x i32> <{od}>", a=m0, b=m1, ev=ev, od=od)
     res = _np_max(e, "cc", "%ev", "%od")
-    e("%od2 = add i64 %orow, %xs", "%op = getelementptr float, float* %out, i64 %od2",
-      "%opv = bitcast float* %op to {V}*", "store {V} {r}, {V}* %opv, align 4",
-      "%xo.next = add i64 %xo, {VW}", "%xo.more = icmp ult i64 %xo.next, %Wo",
-      "br i1 %xo.more, label %x_head, label %x_done", "x_done:",
-      "%y.next = add i64 %y, 1", "%y.more = icmp ult i64 %y.next, %Ho",
-      "br i1 %y.more, label %y_head, label %y_done", "y_done:",
-      "%q.next = add i64 %q, 1", "%q.more = icmp ult i64 %q.next, %NC",
-      "br i1 %q.more, label %q_head, label %exit", "exit:", "ret void", r=res)
-    e.lines.append("}")
+    _store_and_close(e, res)
 
 
 def _kernel():

@@ -9,6 +9,7 @@ import pytest
 
 import sampan as paddle
 from sampan.static import InputSpec
+from .predictors import predictor as _predictor, op_types as _types
 
 nn = paddle.nn
 
@@ -28,17 +29,6 @@ def _randomize(bn):
     for p, lo, hi in ((bn.weight, 0.5, 1.5), (bn.bias, -0.5, 0.5), (bn._mean, -0.3, 0.3),
                       (bn._variance, 0.5, 2.0)):
         p.set_value(rs.uniform(lo, hi, 4).astype("float32"))
-
-
-def _predictor(prefix, skip=()):
-    cfg = paddle.inference.Config(prefix + ".pdmodel", prefix + ".pdiparams")
-    for name in skip:
-        cfg.delete_pass(name)
-    return paddle.inference.create_predictor(cfg)
-
-
-def _types(pred):
-    return [op.type for op in pred._core.program.global_block().ops]
 
 
 @pytest.mark.parametrize("layout", ["NCHW", "NHWC"])

@@ -13,6 +13,7 @@ from sampan.kernels.cpu.manipulation import sampan_concat_shuffle
 from sampan.ops import OpError
 from sampan.ops.registry import get_op
 from sampan.static import InputSpec
+from .predictors import predictor as _predictor, op_types as _types
 
 PASS = "sampan_channel_shuffle_fuse_pass"
 
@@ -62,17 +63,6 @@ def test_infer_names_bad_group_and_sections():
         infer([[xs[0], Meta((2, 6, 4, 4), "float64")]], {"group": 2, "sections": [12]})
     with pytest.raises(OpError, match="dims except axis 1 must match"):
         infer([[xs[0], Meta((2, 6, 4, 5), "float32")]], {"group": 2, "sections": [12]})
-
-
-def _predictor(prefix, skip=()):
-    cfg = paddle.inference.Config(prefix + ".pdmodel", prefix + ".pdiparams")
-    for name in skip:
-        cfg.delete_pass(name)
-    return paddle.inference.create_predictor(cfg)
-
-
-def _types(pred):
-    return [op.type for op in pred._core.program.global_block().ops]
 
 
 def test_pass_fuses_shufflenet_and_keeps_its_outputs(tmp_path):

@@ -20,6 +20,7 @@ from sampan.kernels.cpu.conv import conv_forward
 from sampan.kernels.cpu.conv_transposed import pack_filter
 from sampan.kernels.cpu.conv_epilogue import CLAMPS
 from sampan.static import InputSpec
+from .predictors import predictor as _predictor, op_types as _types
 
 pytestmark = pytest.mark.skipif(not T.available(),
                                 reason="no transposed GEMM kernel on this host (AVX2 or AVX-512)")
@@ -299,14 +300,6 @@ class Net(paddle.nn.Layer):
         return self.d(self.c(self.b(h))), self.e(h), self.g(self.f(h)), self.h(h)
 
 
-def _predictor(prefix, ir, skip=()):
-    cfg = paddle.inference.Config(prefix + ".pdmodel", prefix + ".pdiparams")
-    cfg.switch_ir_optim(ir)
-    for name in skip:
-        cfg.delete_pass(name)
-    return paddle.inference.create_predictor(cfg)
-
-
 def _saved_net(tmp_path, c, hw=(14, 14)):
     paddle.seed(11)
     net = Net(c)
@@ -314,10 +307,6 @@ def _saved_net(tmp_path, c, hw=(14, 14)):
     prefix = str(tmp_path / "m")
     paddle.jit.save(net, prefix, input_spec=[InputSpec([None, c, *hw], "float32")])
     return prefix
-
-
-def _types(pred):
-    return [op.type for op in pred._core.program.global_block().ops]
 
 
 def _low_thresholds(monkeypatch, channels):

@@ -17,6 +17,7 @@ from sampan.kernels.cpu import gemm_kernel as G
 from sampan.kernels.cpu import winograd_kernel as WK
 from sampan.ops.defs.nn_conv import conv_out
 from sampan.static import InputSpec
+from .predictors import predictor as _predictor, op_types as _types
 
 TOL = 3e-5
 TRANSFORMS = ["compiled", "numpy"] if WK.available() else ["numpy"]
@@ -98,14 +99,6 @@ class Net(paddle.nn.Layer):
         return self.c(self.b(h) + 1.0), h
 
 
-def _predictor(prefix, ir, skip=()):
-    cfg = paddle.inference.Config(prefix + ".pdmodel", prefix + ".pdiparams")
-    cfg.switch_ir_optim(ir)
-    for name in skip:
-        cfg.delete_pass(name)
-    return paddle.inference.create_predictor(cfg)
-
-
 def _saved_net(tmp_path, c, seed=None, hw=(16, 16), k=3):
     """Net(c, k) in eval mode saved under tmp_path; returns the path prefix."""
     if seed is not None:
@@ -115,10 +108,6 @@ def _saved_net(tmp_path, c, seed=None, hw=(16, 16), k=3):
     prefix = str(tmp_path / "m")
     paddle.jit.save(net, prefix, input_spec=[InputSpec([None, c, *hw], "float32")])
     return prefix
-
-
-def _types(pred):
-    return [op.type for op in pred._core.program.global_block().ops]
 
 
 @pytest.mark.parametrize("k, tile", [(3, 4), (5, 2)])
