@@ -325,6 +325,10 @@ def _k_loop(vw, mr, nr, sfx, trans, mode):
     if mode >= 2:
         out += ["  %%pk%s = mul i64 %%k%s, %d" % (t, t, blk),
                 "  %%xp%s = getelementptr float, float* %%pb, i64 %%pk%s" % (t, t)]
+    elif trans:         # the packed block's rows are B apart (xoff[k] = k * B): no table
+        out += ["  %%off%s = mul i64 %%k%s, %d" % (t, t, blk),
+                "  %%xo%s = add i64 %%off%s, %%lx" % (t, t),
+                "  %%xp%s = getelementptr float, float* %%X, i64 %%xo%s" % (t, t)]
     else:
         out += ["  %%offp%s = getelementptr i64, i64* %%xoff, i64 %%k%s" % (t, t),
                 "  %%off%s = load i64, i64* %%offp%s" % (t, t),
