@@ -127,9 +127,17 @@ def _div(x, y):
 
 
 def _mod(x, y):
-    # Paddle's elementwise_mod follows Python: result has the sign of y
+    """Paddle's elementwise_mod: the sign of y (Python's rule).  Floats as its
+    kernel computes them, ``fmod`` moved into y's sign where it is nonzero, so
+    a zero remainder keeps x's sign (-7.5 % 2.5 is -0.0, np.mod gives +0.0)."""
     _check_int_divisor(x, y, "elementwise_mod")
-    return np.mod(x, y)
+    if x.dtype.kind != "f" or y.dtype.kind != "f":
+        return np.mod(x, y)
+    r = np.fmod(x, y)
+    if type(r) is not np.ndarray:
+        r = np.asarray(r)
+    np.add(r, y, out=r, where=(r != 0) & ((r < 0) != (y < 0)))
+    return r
 
 
 _binary("elementwise_div", _div, ALL)

@@ -96,6 +96,15 @@ CASES += [
     C("scale.int64_add_past_2_53", "paddle.to_tensor([9007199254740993]) + 1"),
     C("scale.uint8_negative", "paddle.scale(x.astype('uint8'), scale=-1.5, bias=0.7)",
       "int32[2,3]"),
+    # a float remainder of zero keeps the dividend's sign (fmod's), where numpy's
+    # mod gives +0.0: 1 / r tells the zeros' signs (-inf, +inf) apart
+    C("mod.zero_sign.float32",
+      "a = paddle.to_tensor([-7.5, 7.5, -0.0, 0.0, -3.0, 1.0])\n"
+      "b = paddle.to_tensor([2.5, -2.5, 2.0, -2.0, 1.5, 0.1])\n"
+      "r = paddle.mod(a, b)\nreturn r, 1.0 / r"),
+    C("mod.zero_sign.float64_operator",
+      "a = paddle.to_tensor([-7.5, 5.0, -6.0], dtype='float64')\n"
+      "return 1.0 / (a % 2.5), 1.0 / paddle.remainder(a, -a)"),
     C("allclose.f32", "paddle.allclose(x, x + 1e-7)", "float32[2,3]"),
     C("allclose.f64.far", "paddle.allclose(x, y)", "float64[2,3]", "float64[2,3]"),
     C("allclose.nan", "paddle.allclose(x / 0.0 * 0.0, x / 0.0 * 0.0, equal_nan=True)",
