@@ -41,7 +41,7 @@ def _write_back(dst, src):
     write_data(dst, data)                 # (its views see the new statistics)
 
 
-def batch_norm(x, running_mean, running_var, weight, bias, training=False, momentum=0.9,
+def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.9,
                epsilon=1e-05, data_format="NCHW", use_global_stats=None, name=None):
     if len(x.shape) < 2:            # an assert in Paddle: AssertionError
         raise OpError(f"batch_norm: input dim must be larger than 1, got shape "

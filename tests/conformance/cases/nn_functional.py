@@ -607,6 +607,11 @@ F("batch_norm.epsilon.float32", "F.batch_norm(x, y, z, w, v, epsilon=0.1)", *BN,
   rtol=1e-4, atol=1e-5)
 F("batch_norm.no_affine.float32", "F.batch_norm(x, y, z, None, None, training=True)",
   *BN[:3], rtol=1e-4, atol=1e-5)
+# weight and bias default to None (the positional-only call of Paddle code)
+F("batch_norm.default_affine.float32", "F.batch_norm(x, y, z, training=True)", *BN[:3],
+  grad=True, rtol=1e-4, atol=1e-5)
+F("batch_norm.default_affine_eval.float32", "F.batch_norm(x, y, z)", *BN[:3],
+  rtol=1e-4, atol=1e-5)
 F("batch_norm.bad_format", "F.batch_norm(x, y, z, w, v, data_format='NCWH')", *BN)
 F("batch_norm.bad_rank", "F.batch_norm(x, y, z, w, v)", "float32[3]", *BN[1:])
 
