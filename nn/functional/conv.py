@@ -200,8 +200,9 @@ def _convt_attrs(stride, padding, algo, output_padding, output_size, groups, dil
             "data_format": data_format}
 
 
-def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
-                     dilation=1, data_format="NCHW", output_size=None, name=None):
+def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, dilation=1,
+                     groups=1, output_size=None, data_format="NCHW", name=None):
+    # (Paddle's order: dilation before groups here, after them in the 1-D and 3-D ones)
     if data_format not in ("NCHW", "NHWC"):
         raise ValueError(f"Attr(data_format) of conv2d_transpose got wrong value: received "
                          f"{data_format}, but only 'NCHW' or 'NHWC' are supported.")

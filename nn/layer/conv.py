@@ -191,24 +191,27 @@ class Conv1DTranspose(_ConvTransposeNd):
                  output_padding=0, groups=1, dilation=1, weight_attr=None, bias_attr=None,
                  data_format="NCL"):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding,
-                         output_padding, groups, dilation, weight_attr, bias_attr, data_format)
+                         output_padding, groups=groups, dilation=dilation,
+                         weight_attr=weight_attr, bias_attr=bias_attr, data_format=data_format)
 
 
 class Conv2DTranspose(_ConvTransposeNd):
     _dims, _fn = 2, "conv2d_transpose"
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 output_padding=0, groups=1, dilation=1, weight_attr=None, bias_attr=None,
-                 data_format="NCHW"):
+                 output_padding=0, dilation=1, groups=1, weight_attr=None, bias_attr=None,
+                 data_format="NCHW"):       # (Paddle's order: dilation before groups)
         super().__init__(in_channels, out_channels, kernel_size, stride, padding,
-                         output_padding, groups, dilation, weight_attr, bias_attr, data_format)
+                         output_padding, groups=groups, dilation=dilation,
+                         weight_attr=weight_attr, bias_attr=bias_attr, data_format=data_format)
 
 
 class Conv3DTranspose(_ConvTransposeNd):
     _dims, _fn = 3, "conv3d_transpose"
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 output_padding=0, groups=1, dilation=1, weight_attr=None, bias_attr=None,
-                 data_format="NCDHW"):
+                 output_padding=0, dilation=1, groups=1, weight_attr=None, bias_attr=None,
+                 data_format="NCDHW"):       # (Paddle's order: dilation before groups)
         super().__init__(in_channels, out_channels, kernel_size, stride, padding,
-                         output_padding, groups, dilation, weight_attr, bias_attr, data_format)
+                         output_padding, groups=groups, dilation=dilation,
+                         weight_attr=weight_attr, bias_attr=bias_attr, data_format=data_format)

@@ -462,6 +462,22 @@ F("conv2d_transpose.nhwc.float32",
   "float32[2,5,5,4]", "float32[4,3,3,3]", "float32[3]", grad=True, rtol=1e-4, atol=1e-5)
 F("conv2d_transpose.float64", "F.conv2d_transpose(x, y, z, stride=2)",
   "float64[2,4,5,5]", "float64[4,3,3,3]", "float64[3]", grad=True)
+# positional arguments in Paddle's orders: dilation before groups in conv2d_transpose
+# (output_size before data_format), after them in conv1d/conv3d_transpose; the
+# layers Conv2DTranspose and Conv3DTranspose take dilation before groups too
+F("conv2d_transpose.positional.float32", "F.conv2d_transpose(x, y, None, 1, 0, 0, 2, 2)",
+  "float32[2,4,5,5]", "float32[4,3,3,3]", rtol=1e-4, atol=1e-5)
+F("conv1d_transpose.positional.float32", "F.conv1d_transpose(x, y, None, 1, 0, 0, 2, 3)",
+  "float32[2,4,7]", "float32[4,3,3]", rtol=1e-4, atol=1e-5)
+F("conv2d_transpose.layer_positional",
+  "paddle.seed(1)\nm = paddle.nn.Conv2DTranspose(4, 6, 3, 1, 0, 0, 3, 2)\n"
+  "return m(x).shape, m.weight.shape, m._dilation, m._groups", "float32[2,4,5,5]")
+F("conv3d_transpose.layer_positional",
+  "m = paddle.nn.Conv3DTranspose(4, 6, 3, 1, 0, 0, 3, 2)\n"
+  "return m(x).shape, m.weight.shape", "float32[1,4,3,3,3]")
+F("conv1d_transpose.layer_positional",
+  "m = paddle.nn.Conv1DTranspose(4, 6, 3, 1, 0, 0, 2, 3)\n"
+  "return m(x).shape, m.weight.shape", "float32[1,4,5]")
 F("conv2d_transpose.bad_channels", "F.conv2d_transpose(x, y)", "float32[2,4,5,5]",
   "float32[3,3,3,3]")
 F("conv2d_transpose.bad_outpad_size",
