@@ -465,6 +465,10 @@ class RNNBase(LayerList):
         for name, p in zip(names, params):
             setattr(self, name, p)
         self.flatten_parameters()
+        # Paddle's layer keeps the rnn op's dropout state here: a uint8 tensor
+        # attribute, so a non-persistable buffer (named_buffers lists it, the
+        # state_dict does not); the op's DropoutState output is not kept in it
+        self._dropout_state = self.create_variable(dtype="uint8")
 
     def flatten_parameters(self):
         """The WeightList order of the ``rnn`` op: weights by (layer, direction),

@@ -95,3 +95,13 @@ L("gather_tree.float", "return paddle.nn.functional.gather_tree(x, x)", "float32
   modes=("eager",))
 L("gather_tree.rank2", "return paddle.nn.functional.gather_tree(x, x)", "int64[3,2]|idx2",
   modes=("eager",))
+
+# ------------------------------------------------------------------ buffers
+# the RNN layers' dropout state: a uint8 non-persistable buffer (listed by
+# named_buffers, not in the state_dict)
+for name, make in (("LSTM", "paddle.nn.LSTM(4, 8)"),
+                   ("GRU_bidirect", "paddle.nn.GRU(4, 8, num_layers=2, direction='bidirect')"),
+                   ("SimpleRNN", "paddle.nn.SimpleRNN(4, 8)")):
+    L(f"{name}.buffers", f"m = {make}\nb = dict(m.named_buffers())\n"
+      "return sorted(b), b['_dropout_state'].dtype == paddle.uint8, "
+      "'_dropout_state' in m.state_dict(), len(m.buffers())", modes=("eager",))
