@@ -195,7 +195,6 @@ def _compile(op):
     if len(set(targets)) != len(targets) or not targets:
         return None                      # two grad outputs for one input: general path
     gop = step.opdef
-    n_in = len(op.inputs)
     lines = ["def bw(node, g, pending, heap, leaves):", "    ins = node.ins"]
     for d in sorted(set(targets)):
         lines.append(f"    t{d} = ins[{d}]")
@@ -312,8 +311,8 @@ def _compile(op):
                   f"                queue(p, {t}._slot, r, pending, heap)"]
     lines += ["    if nxt is not None:", "        return nxt, gn"]
     src = "\n".join(lines) + "\n"
-    scope = {"cache": gop.eager_cache, "ndarray": np.ndarray, "asarray": np.asarray,
-             "slow": _slow, "gop": gop,
+    scope = {"__name__": __name__, "cache": gop.eager_cache, "ndarray": np.ndarray,
+             "asarray": np.asarray, "slow": _slow, "gop": gop,
              "wrap": _wrap_error, "attrs_fn": step.attrs_fn, "complete": gop.complete_attrs,
              "deliver": deliver, "spill": spill, "queue": queue,
              "forms": fast_forms, "defaults": op.default_attrs, "last": [(None, None)],

@@ -117,7 +117,7 @@ class CompiledSerial:
         src, self.starts, self.use_fast = self._source(plan, live, specialize, loop)
         self.source = src
         linecache.cache[self.filename] = (len(src), None, src.splitlines(True), self.filename)
-        ns = {}
+        ns = {"__name__": __name__}     # (warnings raised in it name sampan's module)
         exec(compile(src, self.filename, "exec"), ns)
         ins = plan.instrs
         self.fn = ns["__make"]([i.fn for i in ins], [i.attrs for i in ins],

@@ -268,7 +268,7 @@ def _scalar_fn(steps, members, leaves, dtype):
         lines.append(f"    t{j} = {t(args, attrs, c)}")
     lines.append(f"    return t{members[-1]}")
     numba = _numba()
-    ns = {"math": math, "_max": _HELPERS[0], "_min": _HELPERS[1], "_clip": _HELPERS[2],
+    ns = {"__name__": __name__, "math": math, "_max": _HELPERS[0], "_min": _HELPERS[1], "_clip": _HELPERS[2],
           **{name: dtype.type(v) for v, name in consts.items()}}
     exec(compile("\n".join(lines) + "\n", f"<{FUSED_OP}>", "exec"), ns)
     return ns["fused"]
