@@ -10,7 +10,8 @@ numpy's floating-point warnings ("divide by zero encountered in divide",
 Paddle's kernels give the same inf and nan silently.  The filter names only
 those messages and sampan's modules, so a user's numpy keeps its warnings and
 sampan's own RuntimeWarnings (a fusion that fell back, ...) still show; it
-costs nothing where no warning is raised.
+costs nothing where no warning is raised.  (pytest restores its own copy of
+the filters around collection and each test: under it the warnings show.)
 """
 import warnings
 from .registry import (KernelKey, register_kernel, kernel, select_kernel, kernels_of,

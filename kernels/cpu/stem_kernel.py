@@ -23,7 +23,7 @@ where oneDNN takes 0.24-0.31).  Here, per sample:
    input channel's k rows with the row's k taps unrolled: all 147 of a 7x7
    stem unrolled made a body of ~2,400 instructions that ran at 36 GFLOP/s
    on one Zen 3 core (ResNet's 3 -> 64 stem at batch 1: 6.5 ms); the loop's
-   ~110 run at 60-70 (3.3-3.5 ms; oneDNN's in a model run 2.5).  3x3 stems
+   body of ~110 runs at 60-70 (3.3-3.5 ms; oneDNN's in a model run 2.5).  3x3 stems
    (27 taps) stay unrolled (the loop measured 0.96-1.09x their time).
 
 Sums are FMAs in tap order (c, i, j) after the bias; padding taps add 0 * w.
