@@ -18,7 +18,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import socket
 import threading
+import time
 
 __all__ = ["launch", "build_command", "find_mpiexec"]
 
@@ -130,33 +132,86 @@ _CODE = re.compile(r"EXIT CODE: (-?\d+)")
 def run_job(cmd, env):
     """Run mpiexec, relaying its output; when MPI reports a process that died
     (hydra's "BAD TERMINATION ... PID n"), name its rank (the workers record
-    their pids in ``$SAMPAN_LAUNCH_PIDS``)."""
+    their pids in ``$SAMPAN_LAUNCH_PIDS``).  Hydra names one process, and once
+    it has killed the others after the first death it may name one of those:
+    so the ranks on this host are also watched (``_watch``), and the one that
+    died first is named."""
     piddir = tempfile.mkdtemp(prefix="sampan-launch-")
     env = dict(env, SAMPAN_LAUNCH_PIDS=piddir)
     dead = []
+    order = []             # (rank, pid) of this host's ranks, in the order they died
     try:
         proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         threads = [threading.Thread(target=_relay, args=(src, dst, dead), daemon=True)
                    for src, dst in ((proc.stdout, sys.stdout), (proc.stderr, sys.stderr))]
-        for t in threads:
+        watcher = threading.Thread(target=_watch, args=(proc, piddir, order), daemon=True)
+        for t in threads + [watcher]:
             t.start()
         try:
             rc = proc.wait()
         except KeyboardInterrupt:
             proc.terminate()
             rc = proc.wait()
-        for t in threads:
+        for t in threads + [watcher]:
             t.join()
         if dead:
             pids = _pid_files(piddir)
-            for pid, host, code in dead:
-                rank = pids.get((host, pid), pids.get(pid))
-                who = f"rank {rank}" if rank is not None else "a rank"
-                sys.stderr.write(f"[sampan.distributed.launch] {who} (pid {pid} on {host}) died "
-                                 f"with exit code {code}: MPI stopped the other ranks\n")
+            codes = {pid: code for pid, _, code in dead}
+            if order:
+                rank, pid = order[0]
+                code = codes.get(pid)
+                sys.stderr.write(f"[sampan.distributed.launch] rank {rank} (pid {pid} on "
+                                 f"{socket.gethostname()}) died first"
+                                 f"{'' if code is None else f' with exit code {code}'}: "
+                                 f"MPI stopped the other ranks\n")
+            else:
+                for pid, host, code in dead:
+                    rank = pids.get((host, pid), pids.get(pid))
+                    who = f"rank {rank}" if rank is not None else "a rank"
+                    sys.stderr.write(f"[sampan.distributed.launch] {who} (pid {pid} on {host}) "
+                                     f"died with exit code {code}: MPI stopped the other ranks\n")
         return rc
     finally:
         shutil.rmtree(piddir, ignore_errors=True)
+
+
+def _alive(pid):
+    """Whether process ``pid`` is running (a zombie, dead but not yet reaped by
+    hydra's proxy, counts as dead)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except (OSError, IndexError):
+        try:
+            os.kill(pid, 0)
+        except (ProcessLookupError, PermissionError):
+            return False
+        return not os.path.isdir("/proc")       # no /proc to tell a zombie: alive
+    return True
+
+
+def _watch(proc, piddir, order, period=0.002):
+    """Until mpiexec ends, note each local rank's death in ``order`` (rank, pid):
+    every ``period`` seconds a listing of the pid files (a rank that started
+    is watched from its file's first reading) and a stat read per rank."""
+    host = socket.gethostname()
+    live, parsed = {}, set()
+    while proc.poll() is None:
+        for name in os.listdir(piddir):
+            if name.startswith("rank.") and name not in parsed:
+                try:
+                    with open(os.path.join(piddir, name)) as fh:
+                        h, pid = fh.read().split()
+                except (OSError, ValueError):
+                    continue            # not written yet: read again next time
+                parsed.add(name)
+                if h == host:
+                    live[int(pid)] = int(name.split(".", 1)[1])
+        for pid, rank in list(live.items()):
+            if not _alive(pid):
+                order.append((rank, pid))
+                del live[pid]
+        time.sleep(period)
 
 
 def _relay(src, dst, dead):
