@@ -135,7 +135,7 @@ def run_job(cmd, env):
     their pids in ``$SAMPAN_LAUNCH_PIDS``).  Hydra names one process, and once
     it has killed the others after the first death it may name one of those:
     so the ranks on this host are also watched (``_watch``), and the one that
-    died first is named."""
+    died first (not one that ended normally: worker.py marks those) is named."""
     piddir = tempfile.mkdtemp(prefix="sampan-launch-")
     env = dict(env, SAMPAN_LAUNCH_PIDS=piddir)
     dead = []
@@ -157,6 +157,9 @@ def run_job(cmd, env):
         if dead:
             pids = _pid_files(piddir)
             codes = {pid: code for pid, _, code in dead}
+            done = {int(n.split(".", 1)[1]) for n in os.listdir(piddir)
+                    if n.startswith("done.")}
+            order = [(r, p) for r, p in order if r not in done]    # ended normally
             if order:
                 rank, pid = order[0]
                 code = codes.get(pid)
@@ -180,7 +183,7 @@ def _alive(pid):
     hydra's proxy, counts as dead)."""
     try:
         with open(f"/proc/{pid}/stat") as fh:
-            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+            return fh.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
     except (OSError, IndexError):
         try:
             os.kill(pid, 0)

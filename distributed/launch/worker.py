@@ -44,17 +44,33 @@ def setup_rank():
     return rank
 
 
+def _mark_done(rank):
+    """Tell the launcher this rank ended normally (``done.<rank>`` beside its
+    pid file): a rank that ends is not the one that died."""
+    piddir = os.environ.get("SAMPAN_LAUNCH_PIDS")
+    if piddir and os.path.isdir(piddir):
+        open(os.path.join(piddir, f"done.{rank}"), "w").close()
+
+
 def main(argv):
     if not argv:
         raise SystemExit("usage: python -m sampan.distributed.launch.worker script.py [args]")
-    setup_rank()
-    if argv[0] == "--spawn":
-        from ..spawn import run_spawned
-        return run_spawned(argv[1])
-    script = argv[0]
-    sys.argv = list(argv)
-    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
-    runpy.run_path(script, run_name="__main__")
+    rank = setup_rank()
+    try:
+        if argv[0] == "--spawn":
+            from ..spawn import run_spawned
+            result = run_spawned(argv[1])
+        else:
+            script = argv[0]
+            sys.argv = list(argv)
+            sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+            result = runpy.run_path(script, run_name="__main__")
+    except SystemExit as e:
+        if e.code in (None, 0):
+            _mark_done(rank)
+        raise
+    _mark_done(rank)
+    return result
 
 
 if __name__ == "__main__":
