@@ -157,11 +157,9 @@ def run_job(cmd, env):
         if dead:
             pids = _pid_files(piddir)
             codes = {pid: code for pid, _, code in dead}
-            done = {int(n.split(".", 1)[1]) for n in os.listdir(piddir)
-                    if n.startswith("done.")}
-            order = [(r, p) for r, p in order if r not in done]    # ended normally
-            if order:
-                rank, pid = order[0]
+            first = _first_death(order, piddir)
+            if first is not None:
+                rank, pid = first
                 code = codes.get(pid)
                 sys.stderr.write(f"[sampan.distributed.launch] rank {rank} (pid {pid} on "
                                  f"{socket.gethostname()}) died first"
@@ -176,6 +174,13 @@ def run_job(cmd, env):
         return rc
     finally:
         shutil.rmtree(piddir, ignore_errors=True)
+
+
+def _first_death(order, piddir):
+    """The first (rank, pid) of ``order`` whose rank did not end normally
+    (worker.py's ``done.<rank>``), or None."""
+    done = {n.split(".", 1)[1] for n in os.listdir(piddir) if n.startswith("done.")}
+    return next(((r, p) for r, p in order if str(r) not in done), None)
 
 
 def _alive(pid):
@@ -201,15 +206,12 @@ def _watch(proc, piddir, order, period=0.002):
     live, parsed = {}, set()
     while proc.poll() is None:
         for name in os.listdir(piddir):
-            if name.startswith("rank.") and name not in parsed:
-                try:
-                    with open(os.path.join(piddir, name)) as fh:
-                        h, pid = fh.read().split()
-                except (OSError, ValueError):
-                    continue            # not written yet: read again next time
-                parsed.add(name)
-                if h == host:
-                    live[int(pid)] = int(name.split(".", 1)[1])
+            if name not in parsed:
+                got = _read_pid_file(piddir, name)      # None: read again next time
+                if got is not None:
+                    parsed.add(name)
+                    if got[1] == host:
+                        live[got[2]] = got[0]
         for pid, rank in list(live.items()):
             if not _alive(pid):
                 order.append((rank, pid))
@@ -232,16 +234,25 @@ def _relay(src, dst, dead):
             last[0][2] = m.group(1)
 
 
+def _read_pid_file(piddir, name):
+    """(rank, host, pid) from worker.py's ``rank.<n>`` file, or None (another
+    file, or one not written yet)."""
+    if not name.startswith("rank."):
+        return None
+    try:
+        with open(os.path.join(piddir, name)) as fh:
+            host, pid = fh.read().split()
+        return int(name.split(".", 1)[1]), host, int(pid)
+    except (OSError, ValueError):
+        return None
+
+
 def _pid_files(piddir):
     out = {}
     for name in os.listdir(piddir):
-        if name.startswith("rank."):
-            try:
-                with open(os.path.join(piddir, name)) as fh:
-                    host, pid = fh.read().split()
-            except (OSError, ValueError):
-                continue
-            r = int(name.split(".", 1)[1])
-            out[(host, int(pid))] = r
-            out[int(pid)] = r
+        got = _read_pid_file(piddir, name)
+        if got is not None:
+            r, host, pid = got
+            out[(host, pid)] = r
+            out[pid] = r
     return out

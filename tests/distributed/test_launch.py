@@ -80,3 +80,41 @@ def test_example_runs_under_the_launcher():
     assert r.returncode == 0, r.stdout + r.stderr
     assert "epoch 2: loss" in r.stdout and "(2 rank(s))" in r.stdout
     assert "loaded on every rank" in r.stdout
+
+
+def test_the_watcher_orders_local_deaths_and_skips_ranks_that_ended(tmp_path):
+    """The launcher's watcher (main._watch) notes this host's ranks as they die,
+    a dead child not yet reaped (a zombie) counting as dead; _first_death
+    skips a rank marked done by worker.py.  Two sleeping processes stand in
+    for ranks; no MPI needed."""
+    import socket
+    import subprocess
+    import threading
+    import time
+    from sampan.distributed.launch import main
+
+    kids = [subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+            for _ in range(2)]
+    for r, k in enumerate(kids):
+        (tmp_path / f"rank.{r}").write_text(f"{socket.gethostname()} {k.pid}")
+    stop = [None]
+    job = type("Job", (), {"poll": lambda self: stop[0]})()
+    order = []
+    t = threading.Thread(target=main._watch, args=(job, str(tmp_path), order))
+    t.start()
+    try:
+        time.sleep(0.1)
+        kids[1].kill()                  # rank 1 first (left unreaped: a zombie)
+        time.sleep(0.1)
+        kids[0].kill()
+        time.sleep(0.1)
+    finally:
+        stop[0] = 0
+        t.join()
+        for k in kids:
+            k.kill()
+            k.wait()
+    assert order == [(1, kids[1].pid), (0, kids[0].pid)]
+    assert main._first_death(order, str(tmp_path)) == (1, kids[1].pid)
+    (tmp_path / "done.1").write_text("")
+    assert main._first_death(order, str(tmp_path)) == (0, kids[0].pid)
