@@ -1,5 +1,7 @@
 """A 2-rank job in which rank 1 fails (argv[1]: raise | kill | hang) after one
-all_reduce, while rank 0 goes on to the next one (test_failures.py)."""
+all_reduce, while rank 0 goes on to the next one (test_failures.py).  argv[2],
+when given, is the PADDLE_PG_TIMEOUT (ms) from the second collective on: the
+first one waits for both ranks to start, which takes long on a loaded machine."""
 import os
 import signal
 import sys
@@ -12,6 +14,8 @@ dist.init_parallel_env()
 rank = dist.get_rank()
 x = paddle.ones([4])
 dist.all_reduce(x)
+if len(sys.argv) > 2:
+    os.environ["PADDLE_PG_TIMEOUT"] = sys.argv[2]
 if rank == 1:
     how = sys.argv[1]
     if how == "raise":

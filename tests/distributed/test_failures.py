@@ -32,7 +32,8 @@ def test_a_killed_rank_is_named_and_the_job_ends():
 @requires_mpi
 def test_a_silent_rank_times_out():
     t0 = time.monotonic()
-    r = run([script("fail_worker.py"), "hang"], n=2, timeout=120, PADDLE_PG_TIMEOUT=3000)
+    # 3 s once both ranks are up; starting them keeps the default (60 s in run())
+    r = run([script("fail_worker.py"), "hang", "3000"], n=2, timeout=120)
     assert r.returncode != 0 and time.monotonic() - t0 < 60
     assert "CollectiveTimeoutError: rank 0: all_reduce(float32[4], op=SUM) did not " \
            "complete within 3 s (PADDLE_PG_TIMEOUT)" in r.stderr, r.stderr
