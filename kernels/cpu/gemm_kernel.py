@@ -59,6 +59,20 @@ Measured on one core, 1x1 layers at batch 16 (rows_product, in-process):
 (ResNeXt-50 0.972 and 0.985, ResNet-50 0.987 and 0.987, MobileNetV1 b16 0.981)
 and 0.99-1.01x elsewhere.
 
+``rows_product`` on an input of at least ``STREAM_MIN_BYTES`` (streamed from
+memory: what the layer before wrote no longer in cache) takes chunks of an
+eighth of the core's L2 (``stream_chunk_bytes``): P and the next chunk
+prefetched beside it then fill a quarter of L2, where 256 KB chunks filled all
+of Zen 3's 512 KB and evicted each other and the output's lines.  On Zen 3 (one
+core, interleaved in one process) 1x1 layers at batch 16: 24 -> 58 and 64 ->
+128 on 56x56 maps 0.81-0.85x the time, 32 -> 64 on 112x112 0.83-0.87x, 24 ->
+144 on 56x56 0.85-0.89x, 128 -> 256 on 28x28 0.91-0.96x, 16 -> 96 on 112x112
+0.94-0.99x; smaller inputs were even or slower with the small chunks (28x28 maps
+of 24-32 channels at batch 16 1.01-1.03x, 64 -> 256 on 56x56 at batch 1
+1.01-1.04x), and so were the offset-table callers (conv_implicit's 3x3 layers:
+ResNeXt-50 b16 1.028x), which keep ``_CHUNK_BYTES``.  An eighth of a 2 MB L2
+is that 256 KB.
+
 The same generator writes the transposed kernels (``_ir(..., trans=True)``,
 ``TRANS_SHAPES``): rows read through offset tables, a packed
 operand, the block written transposed (NCHW) through in-register transposes;
@@ -101,6 +115,7 @@ TRANS_SHAPES = {16: ((7, 3), (7, 2), (14, 1)), 8: ((4, 3), (6, 2), (6, 1))}
 # lo, hi; tie, columns, problems and their W, X, C and bias strides
 TRANS_ARGS = "pppppppp" + "iiiiii" + "ff" + "iiiiiii"
 _CHUNK_BYTES = 256 << 10    # operand columns per chunk (every row block reads them)
+STREAM_MIN_BYTES = 4 << 20  # rows_product's inputs taking stream_chunk_bytes()
 PACK_MIN_ROW_BLOCKS = 2
 # the vector widths where a packed operand's product beats BLAS: with AVX-512
 # Winograd's 36 products 1.0-2.8x faster, fully connected layers 1.1-2x
@@ -912,10 +927,12 @@ def rows_product(w, bias=None, clamp=None):
     fns, vw = _STATE["fn"]
     mr, nr = _tile(o, False)
     fn = fns[mr, nr]
-    chunk = max(1, _CHUNK_BYTES // (k * nr * vw * 4))
+    chunks = tuple(max(1, size // (k * nr * vw * 4))
+                   for size in (_CHUNK_BYTES, stream_chunk_bytes()))
     wptr = w.ctypes.data
     # nrows, nseg, acc, cb, ldw, kstr, cbs, nb goes between; then wbs ... epi, B, bbs
-    head = (o, 1, 0, chunk, w.strides[0] // 4, w.strides[1] // 4, nr * vw)
+    heads = tuple((o, 1, 0, chunk, w.strides[0] // 4, w.strides[1] // 4, nr * vw)
+                  for chunk in chunks)
     bias_args = (1, b.ctypes.data, 0)
     clamp_args = (float(lo), float(hi), int(bool(tie)), kind, _ONE_SEGMENT.ctypes.data,
                   _ONE_SEGMENT.ctypes.data)
@@ -930,9 +947,10 @@ def rows_product(w, bias=None, clamp=None):
         if xoff is None:
             xoff = offsets[cols] = np.arange(k, dtype=np.int64) * cols
         op = out.ctypes.data
-        scratch = _pack_scratch(o, mr, chunk, k, nr * vw, -(-cols // (nr * vw)))
-        fn(wptr, x.ctypes.data, xoff.ctypes.data, op, k, cols, *head, n, 0, k * cols, o * cols,
-           *bias_args, op if residual is None else residual.ctypes.data,
+        streamed = x.nbytes >= STREAM_MIN_BYTES
+        scratch = _pack_scratch(o, mr, chunks[streamed], k, nr * vw, -(-cols // (nr * vw)))
+        fn(wptr, x.ctypes.data, xoff.ctypes.data, op, k, cols, *heads[streamed], n, 0,
+           k * cols, o * cols, *bias_args, op if residual is None else residual.ctypes.data,
            int(residual is not None), *clamp_args, cols, scratch[1])
         return out
     run.keep = (w, b, offsets)
@@ -1008,6 +1026,34 @@ def _pack_scratch(rows, mr, chunk, k, blk, blocks):
     buf = np.empty(n + 16, np.float32)
     skip = (-buf.ctypes.data % 64) // 4
     return buf, buf.ctypes.data + 4 * skip
+
+
+def read_l2_bytes(root="/sys/devices/system/cpu/cpu0/cache"):
+    """The L2 cache in bytes as Linux's sysfs lists it under ``root`` (one
+    ``index<i>`` folder per cache: level, type, size such as ``512K``), or None
+    where it cannot be read."""
+    try:
+        for d in sorted(os.listdir(root)):
+            with open(os.path.join(root, d, "level")) as f:
+                level = f.read().strip()
+            with open(os.path.join(root, d, "type")) as f:
+                kind = f.read().strip()
+            if level == "2" and kind in ("Unified", "Data"):
+                with open(os.path.join(root, d, "size")) as f:
+                    size = f.read().strip()
+                return int(size.rstrip("KMG")) << {"K": 10, "M": 20, "G": 30}.get(size[-1:], 0)
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def stream_chunk_bytes():
+    """Operand bytes per chunk for a streamed input (the module docstring): an
+    eighth of the L2 (``_CHUNK_BYTES`` at most; a 512 KB L2 where it is not
+    known)."""
+    if "l2" not in _STATE:
+        _STATE["l2"] = read_l2_bytes()
+    return min(_CHUNK_BYTES, (_STATE["l2"] or 512 << 10) // 8)
 
 
 def _shapes():

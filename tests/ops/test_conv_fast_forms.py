@@ -262,3 +262,36 @@ def test_prepared_transposed_product_checks_its_operands():
     with pytest.raises(ValueError, match=r"residual must be a C-contiguous float32 \(1, 20, 49\)"):
         run(x.reshape(1, 8, 49), np.zeros((1, 20, 48), np.float32))
     assert run(np.zeros((0, 8, 49), np.float32)).shape == (0, 20, 49)
+
+
+@pytest.mark.parametrize("n, k, o, cols", [(2, 64, 40, 3136), (3, 5, 13, 900), (1, 17, 30, 784)])
+def test_streamed_inputs_take_small_chunks_with_the_same_bits(monkeypatch, n, k, o, cols):
+    # inputs of STREAM_MIN_BYTES and more run chunks of stream_chunk_bytes(); with a
+    # 4 KB L2 a chunk is one or two column blocks, many per sample, each packed anew
+    rs = np.random.RandomState(k)
+    w = rs.standard_normal((o, k)).astype(np.float32)
+    b = rs.standard_normal(o).astype(np.float32)
+    x = rs.standard_normal((n, k, cols)).astype(np.float32)
+    r = rs.standard_normal((n, o, cols)).astype(np.float32)
+    want = np.maximum(np.einsum("ok,nkl->nol", w.astype(np.float64), x) + b[:, None] + r, 0)
+    monkeypatch.setitem(G._STATE, "l2", 4096)
+    monkeypatch.setattr(G, "STREAM_MIN_BYTES", x.nbytes)
+    assert G.stream_chunk_bytes() == 512
+    small = G.rows_product(w, b, CLAMPS["relu"])(x, r)
+    np.testing.assert_allclose(small, want, rtol=1e-4, atol=1e-4)
+    monkeypatch.setattr(G, "STREAM_MIN_BYTES", x.nbytes + 1)    # the whole-L2 chunks
+    assert np.array_equal(G.rows_product(w, b, CLAMPS["relu"])(x, r), small)
+
+
+def test_the_l2_size_is_read_from_sysfs(tmp_path):
+    for i, (level, kind, size) in enumerate([("1", "Data", "32K"), ("1", "Instruction", "32K"),
+                                             ("2", "Unified", "1280K"), ("3", "Unified", "32M")]):
+        d = tmp_path / ("index%d" % i)
+        d.mkdir()
+        for name, text in (("level", level), ("type", kind), ("size", size)):
+            (d / name).write_text(text + "\n")
+    assert G.read_l2_bytes(str(tmp_path)) == 1280 << 10
+    (tmp_path / "index2" / "size").write_text("2M\n")
+    assert G.read_l2_bytes(str(tmp_path)) == 2 << 20
+    assert G.read_l2_bytes(str(tmp_path / "missing")) is None
+    assert 0 < G.stream_chunk_bytes() <= G._CHUNK_BYTES
