@@ -119,9 +119,14 @@ STREAM_MIN_BYTES = 4 << 20  # rows_product's inputs taking stream_chunk_bytes()
 PACK_MIN_ROW_BLOCKS = 2
 # the vector widths where a packed operand's product beats BLAS: with AVX-512
 # Winograd's 36 products 1.0-2.8x faster, fully connected layers 1.1-2x
-# (inference/winograd.py, fc_pack.py); with AVX2 (Zen 3, one core) 1.3-3.2x
-# slower (64 x 256 x 256 1.41x, 64 x 2048 x 1000 1.84x, Winograd's products on
-# 7x7 to 28x28 maps of 256-512 channels 1.38-1.56x), so there callers keep BLAS
+# (inference/winograd.py, fc_pack.py).  With AVX2 (Zen 3, one core) fully
+# connected layers of 2 to 128 rows 0.59-0.96x BLAS's time with the bias and
+# relu (2 x 4096 x 4096 0.59x, 64 x 256 x 256 0.92-0.93x, 16 x 9216 x 4096
+# 0.90x) but one row 1.44-1.7x (BLAS's matrix-vector product streams the weight
+# faster), so there fc_pack.py packs only weights that keep their plain copy for
+# such calls (its PLAIN_KEPT_LANES); Winograd's products with 256-512 channels
+# 0.64-0.90x at batch 1 but 1.03-1.22x at batch 4 and 16 (128-256 channels on
+# 14x14 and 28x28 maps), so there Winograd keeps BLAS
 PACKED_LANES = {16}
 _STATE = {}
 
@@ -257,7 +262,13 @@ def _ir(vw, opaque, mr, nr, trans=False):
         "  %mode1 = select i1 %first, i64 1, i64 %mode2",
         "  %pfn = mul i64 %cb, %cbs",            # the next chunk's block, for mode 3
         "  %lxn = add i64 %lx, %pfn",
-        "  %mode = select i1 %pk, i64 %mode1, i64 0",
+        "  %modep = select i1 %pk, i64 %mode1, i64 0",
+        # a full block reads X's rows with plain loads (modes 4 and 5 for 0 and 1)
+        "  %lowmode = icmp ult i64 %modep, 2",
+        "  %notedge = xor i1 %tail, true",
+        "  %plainx = and i1 %lowmode, %notedge",
+        "  %modeq = add i64 %modep, 4",
+        "  %mode = select i1 %plainx, i64 %modeq, i64 %modep",
         "  %%lefts = insertelement <%d x i64> undef, i64 %%left, i32 0" % vw,
         "  %%leftv = shufflevector <%d x i64> %%lefts, <%d x i64> undef, <%d x i32> zeroinitializer"
         % (vw, vw, vw),
@@ -290,8 +301,8 @@ def _ir(vw, opaque, mr, nr, trans=False):
     # (2; 3 in the second row block, which also prefetches the next chunk)
     out += ["  br label %k_loop"] if trans else [
         "  switch i64 %mode, label %k_loop [i64 1, label %k_loop1 i64 2, label %k_loop2 "
-        "i64 3, label %k_loop3]"]
-    modes = (0,) if trans else (0, 1, 2, 3)
+        "i64 3, label %k_loop3 i64 4, label %k_loop4 i64 5, label %k_loop5]"]
+    modes = (0,) if trans else (0, 1, 2, 3, 4, 5)
     for mode in modes:
         out += _k_loop(vw, mr, nr, sfx, trans, mode)
     out += ["k_done:"]
@@ -322,12 +333,21 @@ def _k_loop(vw, mr, nr, sfx, trans, mode):
     its sums ``%n<i>_<j>.<mode>``: X's vectors read from its rows through the
     offset table (0), the same and each also stored in the block's place in P
     (1), or read from there (2: one sequential stream; 3: the same while
-    prefetching this block's rows of the next chunk into L2)."""
+    prefetching this block's rows of the next chunk into L2); 4 and 5 are 0 and
+    1 for a full block, X's vectors read with plain loads.  (With AVX2 the
+    masked loads of every step made LLVM spill the masks and rebuild them from
+    the stack in eight instructions a step; on Zen 3, one core, products of one
+    row block (3-6 rows) 0.68-0.82x the time with plain loads, ResNeXt-50's
+    grouped 3x3 layers of 4 rows a group 0.73-0.77x at batch 1 and 16, packed
+    products of fully connected layers 1.41-1.64x BLAS's time -> 0.88-1.03x;
+    products of many row blocks, where P is read in modes 2 and 3, even.)"""
     v = "<%d x float>" % vw
     mask_t = "<%d x i1>" % vw
     blk = nr * vw
     lab = "k_loop%s" % (mode or "")
     t = ".%d" % mode
+    masked = not trans and mode < 2     # (an edge block in mode 0 or 1)
+    mode = mode % 4
     out = [lab + ":", "  %%k%s = phi i64 [0, %%k_pre], [%%k.next%s, %%%s]" % (t, t, lab)]
     for i in range(mr):
         for j in range(nr):
@@ -366,7 +386,7 @@ def _k_loop(vw, mr, nr, sfx, trans, mode):
         out += ["  %%xf%d%s = getelementptr float, float* %%xp%s, i64 %d" % (j, t, t, j * vw),
                 "  %%xv%d%s = bitcast float* %%xf%d%s to %s*" % (j, t, j, t, v),
                 ("  %%x%d%s = load %s, %s* %%xv%d%s, align 4" % (j, t, v, v, j, t))
-                if trans or mode >= 2 else
+                if not masked else
                 ("  %%x%d%s = call %s @llvm.masked.load.v%df32.%s(%s* %%xv%d%s, i32 4, %s %%m%d,"
                  " %s zeroinitializer)" % (j, t, v, vw, sfx, v, j, t, mask_t, j, v))]
         if mode == 1:
