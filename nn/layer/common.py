@@ -80,9 +80,7 @@ class Embedding(Layer):
         s = f"{self._num_embeddings}, {self._embedding_dim}"
         if self._padding_idx is not None:
             s += f", padding_idx={self._padding_idx}"
-        if self._sparse:
-            s += ", sparse=True"
-        return s + _name_str(self._name)
+        return s + f", sparse={self._sparse}" + _name_str(self._name)
 
 
 class Flatten(Layer):
@@ -254,7 +252,10 @@ class PixelShuffle(Layer):
         return F.pixel_shuffle(x, self._upscale_factor, self._data_format, self._name)
 
     def extra_repr(self):
-        return f"upscale_factor={self._upscale_factor}, data_format={self._data_format}"
+        s = f"upscale_factor={self._upscale_factor}"
+        if self._data_format != "NCHW":
+            s += f", data_format={self._data_format}"
+        return s + _name_str(self._name)
 
 
 class CosineSimilarity(Layer):

@@ -11,6 +11,8 @@ In a static Program Paddle's in-place forms append the plain op (with a
 warning) and return its result; the cases return the result, so every mode
 compares the same value.
 """
+import re
+
 from spec import C
 
 EAGER = ("eager",)
@@ -350,3 +352,32 @@ add("_inplace_assign.number", "a = x * 1\nreturn a._inplace_assign(3.0)", "float
 add("_inplace_assign.inplace_version", "a = x * 1\nb = x * 2\nb.add_(b)\nb.add_(b)\n"
     "a._inplace_assign(b)\nv = a.inplace_version\nb.add_(b)\n"
     "return v, a.inplace_version, b.inplace_version", "float32[3]", modes=EAGER)
+
+# ------------------------------------------------------------------ layer reprs
+for name, ctor in (
+        ("linear", "Linear(3, 4)"), ("linear_name", "Linear(3, 4, name='fc')"),
+        ("conv2d", "Conv2D(3, 4, 3, stride=2, padding=1)"),
+        ("conv2d_groups", "Conv2D(4, 4, (3, 1), groups=2, dilation=2, bias_attr=False)"),
+        ("conv1d_transpose", "Conv1DTranspose(3, 2, 3, output_padding=1, stride=2)"),
+        ("batchnorm2d", "BatchNorm2D(4)"), ("batchnorm1d_nlc", "BatchNorm1D(4, data_format='NLC')"),
+        ("layernorm", "LayerNorm([4])"), ("groupnorm", "GroupNorm(2, 4)"),
+        ("instancenorm2d", "InstanceNorm2D(4)"), ("embedding", "Embedding(10, 3)"),
+        ("embedding_pad", "Embedding(10, 3, padding_idx=2, sparse=True)"),
+        ("dropout", "Dropout(0.3)"), ("dropout2d", "Dropout2D(0.2)"),
+        ("maxpool2d", "MaxPool2D(2)"), ("avgpool2d", "AvgPool2D(3, stride=2, padding=1)"),
+        ("adaptive_avg", "AdaptiveAvgPool2D(1)"), ("relu", "ReLU()"), ("gelu", "GELU()"),
+        ("gelu_tanh", "GELU(approximate=True)"), ("softmax", "Softmax()"),
+        ("leaky", "LeakyReLU(0.2)"), ("prelu", "PReLU(4)"), ("hardswish", "Hardswish()"),
+        ("flatten", "Flatten()"), ("upsample", "Upsample(scale_factor=2)"),
+        ("lstm", "LSTM(3, 4)"), ("gru_bi", "GRU(3, 4, num_layers=2, direction='bidirect')"),
+        ("mha", "MultiHeadAttention(4, 2)"), ("identity", "Identity()"),
+        ("pad2d", "Pad2D([1, 1, 2, 0], mode='reflect')"), ("pixel_shuffle", "PixelShuffle(2)"),
+        ("sequential", "Sequential(Linear(2, 2), ReLU())")):
+    add(f"layer_repr.{name}", "return repr(%s).splitlines()"
+        % re.sub(r"\b([A-Z]\w*\()", r"paddle.nn.\1", ctor), modes=EAGER)
+for name, ctor in (("pixel_shuffle_nhwc", "PixelShuffle(2, data_format='NHWC')"),
+                   ("pixel_shuffle_name", "PixelShuffle(2, name='p')"),
+                   ("pixel_unshuffle", "PixelUnshuffle(2, data_format='NHWC')"),
+                   ("channel_shuffle", "ChannelShuffle(2)"),
+                   ("embedding_name", "Embedding(10, 3, name='e')")):
+    add(f"layer_repr.{name}", "return repr(paddle.nn.%s).splitlines()" % ctor, modes=EAGER)
