@@ -207,6 +207,9 @@ class ZeroPad2D(_PadNd):
     def __init__(self, padding, data_format="NCHW", name=None):
         super().__init__(padding, "constant", 0.0, data_format, name)
 
+    def extra_repr(self):
+        return f"padding={self._pad}, data_format={self._data_format}{_name_str(self._name)}"
+
 
 class Upsample(Layer):
     def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=False,
@@ -233,14 +236,25 @@ class Upsample(Layer):
                 f"{_name_str(self.name)}")
 
 
+def _fixed_mode_repr(self):
+    """extra_repr of the upsampling layers whose mode is their class's."""
+    main = f"scale_factor={self.scale_factor}" if self.scale_factor is not None \
+        else f"size={self.size}"
+    return f"{main}, data_format={self.data_format}{_name_str(self.name)}"
+
+
 class UpsamplingNearest2D(Upsample):
     def __init__(self, size=None, scale_factor=None, data_format="NCHW", name=None):
         super().__init__(size, scale_factor, "nearest", False, 0, data_format, name)
+
+    extra_repr = _fixed_mode_repr
 
 
 class UpsamplingBilinear2D(Upsample):
     def __init__(self, size=None, scale_factor=None, data_format="NCHW", name=None):
         super().__init__(size, scale_factor, "bilinear", True, 0, data_format, name)
+
+    extra_repr = _fixed_mode_repr
 
 
 class PixelShuffle(Layer):

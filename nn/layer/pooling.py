@@ -158,7 +158,7 @@ class AdaptiveMaxPool1D(Layer):
         return F.adaptive_max_pool1d(input, self.output_size, self.return_mask, self.name)
 
     def extra_repr(self):
-        return f"output_size={self.output_size},  return_mask={self.return_mask}"
+        return f"output_size={self.output_size}, return_mask={self.return_mask}"
 
 
 class AdaptiveMaxPool2D(Layer):

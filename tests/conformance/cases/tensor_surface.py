@@ -381,3 +381,12 @@ for name, ctor in (("pixel_shuffle_nhwc", "PixelShuffle(2, data_format='NHWC')")
                    ("channel_shuffle", "ChannelShuffle(2)"),
                    ("embedding_name", "Embedding(10, 3, name='e')")):
     add(f"layer_repr.{name}", "return repr(paddle.nn.%s).splitlines()" % ctor, modes=EAGER)
+for name, ctor in (("adaptive_max1d", "AdaptiveMaxPool1D(2, return_mask=True)"),
+                   ("zeropad2d", "ZeroPad2D(1, name='z')"),
+                   ("upsampling_nearest", "UpsamplingNearest2D(scale_factor=2)"),
+                   ("upsampling_bilinear", "UpsamplingBilinear2D(size=[4, 4], name='u')"),
+                   ("pad1d", "Pad1D(2, mode='replicate')"), ("prelu_init", "PReLU(1, 0.3)"),
+                   ("bilinear", "Bilinear(3, 4, 5)"), ("rrelu", "RReLU()"),
+                   ("simple_rnn", "SimpleRNN(3, 4)"), ("upsample_bilinear",
+                   "Upsample(size=[3, 3], mode='bilinear', align_corners=True)")):
+    add(f"layer_repr.{name}", "return repr(paddle.nn.%s).splitlines()" % ctor, modes=EAGER)
