@@ -192,9 +192,8 @@ def run_backward(roots, root_grads, retain_graph=False, create_graph=False, capt
     leaves = {}
     heap = []
     for t, g in zip(roots, root_grads):
-        if t.stop_gradient:
-            raise RuntimeError(f"tensor {t.name} has stop_gradient=True: there is nothing "
-                               "to differentiate (set stop_gradient=False on its inputs)")
+        if t.stop_gradient:     # nothing flows from it (Paddle: no error, no gradient)
+            continue
         if g is None:
             g = np.ones_like(t._data)
             g = wrap(g) if create_graph else g
@@ -487,7 +486,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     """``paddle.grad``: gradients of ``outputs`` w.r.t. ``inputs``, returned, not
     accumulated.  ``create_graph=True`` makes them differentiable.  Given static
     Variables (user code inside a to_static function), the backward is
-    appended to their program instead (``ops.graph_grad``)."""
+    appended to their program instead (``ops.graph_grad``).  The graph is
+    kept whatever ``retain_graph`` says, as Paddle 2.6.2 keeps it: a second
+    ``paddle.grad`` or a ``backward()`` through it runs (Paddle's documentation
+    says it is freed when retain_graph is False; its eager engine does not)."""
     if _graph_value(outputs) or _graph_value(inputs):
         return graph_grad(outputs, inputs, grad_outputs, create_graph, allow_unused,
                           no_grad_vars)
@@ -498,8 +500,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         grad_outputs = [None] * len(outputs)
     elif isinstance(grad_outputs, Tensor):
         grad_outputs = [grad_outputs]
-    if retain_graph is None:
-        retain_graph = create_graph
     capture = {}
     for i, t in enumerate(inputs):
         if not isinstance(t, Tensor):
@@ -510,7 +510,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         no_grad_saved.append((v, v.stop_gradient))
         v.stop_gradient = True
     try:
-        res = run_backward(outputs, grad_outputs, retain_graph, create_graph, capture)
+        res = run_backward(outputs, grad_outputs, True, create_graph, capture)
     finally:
         for v, sg in no_grad_saved:
             v.stop_gradient = sg

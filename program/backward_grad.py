@@ -34,23 +34,24 @@ def static_grad(outputs, inputs, grad_outputs, create_graph, allow_unused, no_gr
             if not is_graph_value(x):
                 raise TypeError(f"paddle.grad: {what}[{i}] must be a Tensor (a static Variable "
                                 f"here, like the others), got {type(x).__name__}")
-    for x in outs:
-        if x.stop_gradient:         # the eager tape's error
-            raise RuntimeError(f"tensor {x.name} has stop_gradient=True: there is nothing "
-                               f"to differentiate (set stop_gradient=False on its inputs)")
     gouts = None
     if grad_outputs is not None:
         gouts = _as_list(grad_outputs)
         if len(gouts) != len(outs):
             raise ValueError(f"paddle.grad: {len(outs)} outputs but {len(gouts)} "
                              f"grad_outputs")
+    # an output with stop_gradient=True contributes nothing (the eager tape skips it)
+    keep = [i for i, x in enumerate(outs) if not x.stop_gradient]
     no_grad = None
     if no_grad_vars is not None:
         no_grad = _as_list(no_grad_vars)
-    program = outs[0].block.program
-    before = [len(b.ops) for b in program.blocks]
-    grads = gradients(outs, ins, gouts, no_grad)
-    _forward_role(program, before)
+    grads = [None] * len(ins)
+    if keep:
+        program = outs[0].block.program
+        before = [len(b.ops) for b in program.blocks]
+        grads = gradients([outs[i] for i in keep], ins,
+                          None if gouts is None else [gouts[i] for i in keep], no_grad)
+        _forward_role(program, before)
     result = []
     for i, (x, g) in enumerate(zip(ins, grads)):
         if g is None:

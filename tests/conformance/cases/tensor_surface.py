@@ -390,3 +390,15 @@ for name, ctor in (("adaptive_max1d", "AdaptiveMaxPool1D(2, return_mask=True)"),
                    ("simple_rnn", "SimpleRNN(3, 4)"), ("upsample_bilinear",
                    "Upsample(size=[3, 3], mode='bilinear', align_corners=True)")):
     add(f"layer_repr.{name}", "return repr(paddle.nn.%s).splitlines()" % ctor, modes=EAGER)
+
+# ------------------------------------------------------------------ autograd leniencies
+add("autograd.grad_keeps_the_graph", "x.stop_gradient = False\ny = paddle.tanh(x).sum()\n"
+    "(a,) = paddle.grad(y, x)\n(b,) = paddle.grad(y, x, retain_graph=False)\n"
+    "y.backward()\nreturn a, b, x.grad", "float32[3]", modes=EAGER,
+    note="Paddle 2.6.2's eager paddle.grad never frees the graph: a second grad and a "
+         "backward through it run")
+add("autograd.backward_of_a_stop_gradient_tensor", "y = (x * x).sum()\ny.backward()\n"
+    "return y.stop_gradient, x.grad is None", "float32[3]", modes=EAGER,
+    note="nothing to differentiate: Paddle returns without an error")
+add("autograd.grad_of_a_stop_gradient_tensor", "y = (x * 2).sum()\n"
+    "return paddle.grad(y, x, allow_unused=True)[0] is None", "float32[3]", modes=EAGER)
