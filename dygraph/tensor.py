@@ -126,6 +126,10 @@ class Tensor:
         a = self._data
         return a if backend_of(a) == "CPU" else to_backend(a, "CPU")
 
+    # numpy's operators defer to the tensor's (``np_array * t`` is t.__rmul__: a
+    # tensor, on the tape) and its ufuncs refuse tensors, as with Paddle
+    __array_ufunc__ = None
+
     def __array__(self, dtype=None, copy=None):
         # a copy, as numpy() (np.asarray(tensor) in Paddle copies); none when the
         # caller asks for none (numpy 2's copy=False) and the dtype allows it

@@ -30,6 +30,11 @@ operators.json; the eager result decides where Paddle's modes disagree):
    the tensor by rule 6 (``x * 2j`` of float32 is complex64, of an integer
    tensor an error); under the other operators it takes the tensor's dtype
    (``x + 1j`` of float32 is float32: the real part).
+8. A numpy array is a tensor of its own dtype meeting the tensor by rules 3,
+   4 and 6 (``float32_tensor + float64_array`` is float64, ``* int64_array``
+   float32); numpy defers its operators to the tensor's (Tensor's
+   ``__array_ufunc__ = None``), so ``array * tensor`` is a tensor too.  A list
+   or tuple takes the tensor's dtype (sampan's; Paddle refuses lists).
 
 Each rule is one branch of ``binary`` below; ``OPERATORS`` is the table of
 method name -> (op type, reversed, scale rule).
@@ -215,7 +220,10 @@ def binary(method, op, reverse, self, other):
             if out is not None:
                 return out
         other = _fill(other, lhs, self if reverse else None)
-    elif isinstance(other, (list, tuple, np.ndarray)) or _is_complex_number(other):
+    elif isinstance(other, np.ndarray):         # rule 8: a tensor of its own dtype
+        from .creation_base import to_tensor
+        other = to_tensor(other)
+    elif isinstance(other, (list, tuple)) or _is_complex_number(other):
         from .creation_base import to_tensor
         other = to_tensor(other, dtype=self.dtype)
     elif not hasattr(other, "dtype"):

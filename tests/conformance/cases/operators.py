@@ -93,7 +93,7 @@ for name, sym in {**ARITH, **COMPARE}.items():
         in_f16 = name in ARITH and a == "float16" and (b == "float16" or name not in _F16_PROMOTES)
         want = f"x {sym} y.astype('float16')" if in_f16 else ""
         if name == "floordiv" and in_f16:
-            want = f"np.floor_divide(x, y.astype('float16'))"
+            want = "np.floor_divide(x, y.astype('float16'))"
         CASES.append(C(f"{name}.{a}.{b}", f"x {sym} y", f"{a}[2,3]", f"{b}[2,3]{_pos(name, b)}",
                        rtol=1e-3, atol=1e-3, paddle_bug=F16_EXT if want else "", want=want))
     in_f16 = name in ARITH and name not in ("add", "sub", "mul", "div")
@@ -132,3 +132,22 @@ for a in DTYPES:
     CASES.append(C(f"pos_bool.{a}", "bool(x[0, 0])", f"{a}[2,3]", modes=("eager",)))
     CASES.append(C(f"float.{a}", "float(x[0, 0])", f"{a}[2,3]", modes=("eager",)))
     CASES.append(C(f"int.{a}", "int(x[0, 0])", f"{a}[2,3]", modes=("eager",)))
+
+# numpy operands: a tensor of the array's dtype under the tensor rules, on either side
+# (numpy defers to the tensor's operators: Tensor.__array_ufunc__ is None)
+ARRAYS = {"f64": "np.linspace(0.5, 2.0, 3)", "f32": "np.linspace(0.5, 2.0, 3).astype('float32')",
+          "i64": "np.arange(1, 4)", "bool": "np.array([True, False, True])",
+          "f64_0d": "np.array(1.5)"}
+for aname, arr in ARRAYS.items():
+    for name, sym in (("add", "+"), ("sub", "-"), ("mul", "*"), ("div", "/"), ("pow", "**"),
+                      ("gt", ">")):
+        for dtype in ("float32", "int64"):
+            if name == "pow" and dtype == "int64":
+                continue
+            CASES.append(C(f"ndarray.{name}.{dtype}.{aname}", f"x {sym} {arr}",
+                           f"{dtype}[2,3]|pos", modes=("eager",)))
+            CASES.append(C(f"ndarray.r{name}.{dtype}.{aname}", f"{arr} {sym} x",
+                           f"{dtype}[2,3]|pos", modes=("eager",)))
+CASES.append(C("ndarray.rmul.grad", "np.full([2, 3], 2.0, 'float32') * x", "float32[2,3]",
+               modes=("eager",), grad=True))
+CASES.append(C("ndarray.scalar.rmul", "np.float64(2.0) * x", "float32[2,3]", modes=("eager",)))
