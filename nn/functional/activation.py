@@ -3,9 +3,8 @@
 Each function binds one op (see ops/defs/activation.py); arguments and
 defaults are Paddle 2.6's public ones, mapped onto the op's attributes.
 """
-from ...dygraph.aliases import write_data
 from ...ops import bind, get_op, OpError
-from ...dygraph.tensor import Tensor
+from ...tensor.indexing import inplace
 from ...tensor.math import cast
 
 __all__ = ["relu", "relu_", "relu6", "leaky_relu", "elu", "elu_", "celu", "selu", "gelu",
@@ -28,14 +27,11 @@ def _act(op_type, x, attrs=None):
     return bind(_op(op_type), (x,), attrs)[0]
 
 
-def _inplace(x, out):
-    """Paddle's ``*_`` variants.  Without autograd the result is written into x
-    and x is returned; when out is on the tape it is returned as is (x is left
-    unchanged: rebinding x would break the tape edges that already point at it)."""
-    if isinstance(x, Tensor) and isinstance(out, Tensor) and out._node is None:
-        write_data(x, out._data)
-        return x
-    return out
+def _inplace(x, fn):
+    """Paddle's ``*_`` variants: x takes ``fn(x)`` in place, on the tape as the
+    tensor's own in-place methods (tensor/indexing.py ``inplace``: x keeps its
+    identity, its gradient flows through fn, a leaf needing a gradient refuses)."""
+    return inplace(x, fn)
 
 
 def relu(x, name=None):
@@ -43,7 +39,7 @@ def relu(x, name=None):
 
 
 def relu_(x, name=None):
-    return _inplace(x, relu(x))
+    return _inplace(x, relu)
 
 
 def relu6(x, name=None):
@@ -59,7 +55,7 @@ def elu(x, alpha=1.0, name=None):
 
 
 def elu_(x, alpha=1.0, name=None):
-    return _inplace(x, elu(x, alpha))
+    return _inplace(x, lambda t: elu(t, alpha))
 
 
 def celu(x, alpha=1.0, name=None):
@@ -122,7 +118,7 @@ def tanh(x, name=None):
 
 
 def tanh_(x, name=None):
-    return _inplace(x, tanh(x))
+    return _inplace(x, tanh)
 
 
 def softsign(x, name=None):
@@ -162,7 +158,7 @@ def softmax(x, axis=-1, dtype=None, name=None):
 
 
 def softmax_(x, axis=-1, dtype=None, name=None):
-    return _inplace(x, softmax(x, axis, dtype))
+    return _inplace(x, lambda t: softmax(t, axis, dtype))
 
 
 def log_softmax(x, axis=-1, dtype=None, name=None):

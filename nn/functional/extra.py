@@ -27,15 +27,15 @@ _RRELU = get_op("rrelu")
 
 # ------------------------------------------------------------------ in-place activations
 def hardtanh_(x, min=-1.0, max=1.0, name=None):
-    return _inplace(x, hardtanh(x, min, max))
+    return _inplace(x, lambda t: hardtanh(t, min, max))
 
 
 def leaky_relu_(x, negative_slope=0.01, name=None):
-    return _inplace(x, leaky_relu(x, negative_slope))
+    return _inplace(x, lambda t: leaky_relu(t, negative_slope))
 
 
 def thresholded_relu_(x, threshold=1.0, name=None):
-    return _inplace(x, thresholded_relu(x, threshold))
+    return _inplace(x, lambda t: thresholded_relu(t, threshold))
 
 
 # ------------------------------------------------------------------ glu, maxout

@@ -402,3 +402,11 @@ add("autograd.backward_of_a_stop_gradient_tensor", "y = (x * x).sum()\ny.backwar
     note="nothing to differentiate: Paddle returns without an error")
 add("autograd.grad_of_a_stop_gradient_tensor", "y = (x * 2).sum()\n"
     "return paddle.grad(y, x, allow_unused=True)[0] is None", "float32[3]", modes=EAGER)
+
+# ------------------------------------------------------------------ nn.functional in-place forms
+for name, call in (("relu_", "relu_(y)"), ("elu_", "elu_(y, 0.5)"), ("tanh_", "tanh_(y)"),
+                   ("softmax_", "softmax_(y, 0)"), ("hardtanh_", "hardtanh_(y, -0.5, 0.5)"),
+                   ("leaky_relu_", "leaky_relu_(y, 0.1)"),
+                   ("thresholded_relu_", "thresholded_relu_(y, 0.5)")):
+    add(f"functional_inplace.{name}", "y = x * 1.0\nr = paddle.nn.functional.%s\n"
+        "return y, r is y" % call, "float32[2,3]|any", modes=EAGER, grad=True)
