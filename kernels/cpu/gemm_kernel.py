@@ -119,14 +119,15 @@ STREAM_MIN_BYTES = 4 << 20  # rows_product's inputs taking stream_chunk_bytes()
 PACK_MIN_ROW_BLOCKS = 2
 # the vector widths where a packed operand's product beats BLAS: with AVX-512
 # Winograd's 36 products 1.0-2.8x faster, fully connected layers 1.1-2x
-# (inference/winograd.py, fc_pack.py).  With AVX2 (Zen 3, one core) fully
-# connected layers of 2 to 128 rows 0.59-0.96x BLAS's time with the bias and
-# relu (2 x 4096 x 4096 0.59x, 64 x 256 x 256 0.92-0.93x, 16 x 9216 x 4096
-# 0.90x) but one row 1.44-1.7x (BLAS's matrix-vector product streams the weight
-# faster), so there fc_pack.py packs only weights that keep their plain copy for
-# such calls (its PLAIN_KEPT_LANES); Winograd's products with 256-512 channels
-# 0.64-0.90x at batch 1 but 1.03-1.22x at batch 4 and 16 (128-256 channels on
-# 14x14 and 28x28 maps), so there Winograd keeps BLAS
+# (inference/winograd.py, fc_pack.py).  With AVX2 (Zen 3, one core; since the
+# plain loads of full blocks, _k_loop) fully connected layers of 2 to 128 rows
+# took 0.59-1.09x BLAS's time with the bias and relu (2 x 4096 x 4096 0.59x,
+# 64 x 256 x 256 0.92-0.995x, 64 x 2048 x 1000 1.03-1.09x) and one row 1.44-1.7x
+# (BLAS's matrix-vector product streams the weight faster), and W5's predictor
+# at batch 64 (benchmarks/run.py) ran 1.09-1.13x the floor packed against
+# 0.99-1.03x on BLAS; Winograd's products with 256-512 channels 0.64-0.90x at
+# batch 1 but 1.03-1.22x at batch 4 and 16 (128-256 channels on 14x14 and
+# 28x28 maps); so with AVX2 both keep BLAS
 PACKED_LANES = {16}
 _STATE = {}
 
