@@ -15,10 +15,10 @@ import argparse
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
-import socket
 import threading
 import time
 

@@ -1,7 +1,10 @@
 """``paddle.nn.functional`` activations and softmax / log_softmax.
 
 Each function binds one op (see ops/defs/activation.py); arguments and
-defaults are Paddle 2.6's public ones, mapped onto the op's attributes.
+defaults are Paddle 2.6's public ones, mapped onto the op's attributes.  The
+``*_`` forms write x in place on the tape as the tensor's in-place methods do
+(tensor/indexing.py ``inplace``: x keeps its identity, its gradient flows
+through the activation, a leaf that needs a gradient refuses).
 """
 from ...ops import bind, get_op, OpError
 from ...tensor.indexing import inplace
@@ -27,19 +30,12 @@ def _act(op_type, x, attrs=None):
     return bind(_op(op_type), (x,), attrs)[0]
 
 
-def _inplace(x, fn):
-    """Paddle's ``*_`` variants: x takes ``fn(x)`` in place, on the tape as the
-    tensor's own in-place methods (tensor/indexing.py ``inplace``: x keeps its
-    identity, its gradient flows through fn, a leaf needing a gradient refuses)."""
-    return inplace(x, fn)
-
-
 def relu(x, name=None):
     return _act("relu", x)
 
 
 def relu_(x, name=None):
-    return _inplace(x, relu)
+    return inplace(x, relu)
 
 
 def relu6(x, name=None):
@@ -55,7 +51,7 @@ def elu(x, alpha=1.0, name=None):
 
 
 def elu_(x, alpha=1.0, name=None):
-    return _inplace(x, lambda t: elu(t, alpha))
+    return inplace(x, lambda t: elu(t, alpha))
 
 
 def celu(x, alpha=1.0, name=None):
@@ -118,7 +114,7 @@ def tanh(x, name=None):
 
 
 def tanh_(x, name=None):
-    return _inplace(x, tanh)
+    return inplace(x, tanh)
 
 
 def softsign(x, name=None):
@@ -158,7 +154,7 @@ def softmax(x, axis=-1, dtype=None, name=None):
 
 
 def softmax_(x, axis=-1, dtype=None, name=None):
-    return _inplace(x, lambda t: softmax(t, axis, dtype))
+    return inplace(x, lambda t: softmax(t, axis, dtype))
 
 
 def log_softmax(x, axis=-1, dtype=None, name=None):

@@ -8,7 +8,8 @@ functions; the others bind their op (ops/defs/nn_extra.py)."""
 from ...ops import bind, get_op
 from ...ops.dtypes import to_enum
 from ... import tensor as T
-from .activation import hardtanh, leaky_relu, thresholded_relu, sigmoid, _inplace
+from ...tensor.indexing import inplace
+from .activation import hardtanh, leaky_relu, thresholded_relu, sigmoid
 from .common import pad
 from .conv import convert_to_list, update_padding_nd
 from .pooling import _expand_1d_padding
@@ -27,15 +28,15 @@ _RRELU = get_op("rrelu")
 
 # ------------------------------------------------------------------ in-place activations
 def hardtanh_(x, min=-1.0, max=1.0, name=None):
-    return _inplace(x, lambda t: hardtanh(t, min, max))
+    return inplace(x, lambda t: hardtanh(t, min, max))
 
 
 def leaky_relu_(x, negative_slope=0.01, name=None):
-    return _inplace(x, lambda t: leaky_relu(t, negative_slope))
+    return inplace(x, lambda t: leaky_relu(t, negative_slope))
 
 
 def thresholded_relu_(x, threshold=1.0, name=None):
-    return _inplace(x, lambda t: thresholded_relu(t, threshold))
+    return inplace(x, lambda t: thresholded_relu(t, threshold))
 
 
 # ------------------------------------------------------------------ glu, maxout
